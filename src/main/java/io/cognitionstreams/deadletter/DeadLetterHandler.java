@@ -1,0 +1,91 @@
+package io.cognitionstreams.deadletter;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
+import org.apache.kafka.streams.errors.ErrorHandlerContext;
+import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
+import org.apache.kafka.streams.errors.ProductionExceptionHandler;
+import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.serde.AvroSerdes;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * Sends every record a topology cannot take to {@code cognition.dlq} and lets the stream go on. Kafka Streams
+ * (KIP-1034) writes the returned letters in the task's own transaction, so under exactly-once a record is either
+ * answered or dead-lettered, never both and never neither.
+ *
+ * <p>Serialization failures on the way out are dead-lettered too; any other production error (broker down,
+ * authorization) fails the task instead, because resuming there would silently drop a valid record.
+ */
+public class DeadLetterHandler
+        implements DeserializationExceptionHandler, ProcessingExceptionHandler, ProductionExceptionHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeadLetterHandler.class);
+
+    private final Serializer<String> keys = new StringSerializer();
+    private Serializer<DeadLetter> letters;
+    private String applicationId;
+
+    @Override
+    public void configure(Map<String, ?> configs) {
+        letters = AvroSerdes.fromConfig(configs).serde(DeadLetter.class).serializer();
+        Object id = configs.get(StreamsConfig.APPLICATION_ID_CONFIG);
+        applicationId = id == null ? null : id.toString();
+    }
+
+    @Override
+    public DeserializationExceptionHandler.Response handleError(ErrorHandlerContext context,
+                                                                ConsumerRecord<byte[], byte[]> record,
+                                                                Exception exception) {
+        return DeserializationExceptionHandler.Response.resume(letter(ErrorKind.DESERIALIZATION, context, exception,
+                record.key(), record.value()));
+    }
+
+    @Override
+    public ProcessingExceptionHandler.Response handleError(ErrorHandlerContext context, Record<?, ?> record,
+                                                           Exception exception) {
+        ErrorKind kind = exception instanceof InvalidRecordException ? ErrorKind.VALIDATION : ErrorKind.PROCESSING;
+        return ProcessingExceptionHandler.Response.resume(letter(kind, context, exception,
+                context.sourceRawKey(), context.sourceRawValue()));
+    }
+
+    @Override
+    public ProductionExceptionHandler.Response handleSerializationError(ErrorHandlerContext context,
+                                                                       ProducerRecord record, Exception exception,
+                                                                       SerializationExceptionOrigin origin) {
+        return ProductionExceptionHandler.Response.resume(letter(ErrorKind.PROCESSING, context, exception,
+                context.sourceRawKey(), context.sourceRawValue()));
+    }
+
+    @Override
+    public ProductionExceptionHandler.Response handleError(ErrorHandlerContext context,
+                                                           ProducerRecord<byte[], byte[]> record,
+                                                           Exception exception) {
+        return ProductionExceptionHandler.Response.fail();
+    }
+
+    private List<ProducerRecord<byte[], byte[]>> letter(ErrorKind kind, ErrorHandlerContext context,
+                                                        Exception exception, byte[] key, byte[] value) {
+        DeadLetters.Origin origin = new DeadLetters.Origin(context.topic(), context.partition(), context.offset(),
+                context.processorNodeId(), applicationId);
+        DeadLetter letter = DeadLetters.of(kind, exception, origin, key, value, Instant.now());
+        LOG.warn("dead-lettered {} from {}: {}", kind, DeadLetters.key(origin.topic(), origin.partition(),
+                origin.offset()), letter.getReason());
+        String letterKey = DeadLetters.key(origin.topic(), origin.partition(), origin.offset());
+        return List.of(new ProducerRecord<>(Topics.COGNITION_DLQ, keys.serialize(Topics.COGNITION_DLQ, letterKey),
+                letters.serialize(Topics.COGNITION_DLQ, letter)));
+    }
+}

@@ -1,0 +1,34 @@
+package io.cognitionstreams.topics;
+
+import java.util.Map;
+
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
+
+/**
+ * A topic name bound to its serdes, so no topology can read a topic with the wrong serde.
+ *
+ * @param name        topic name
+ * @param keySerde    key serde: session or council ids as strings, so one session's records stay in one partition
+ * @param valueSerde  value serde for the record type
+ * @param valueType   record class, for the CLI's JSON codec
+ * @param configs     topic-level configs applied at creation (e.g. compaction)
+ * @param role        who produces it and who reads it, for humans (README table, {@code cognition topics})
+ */
+public record Topic<K, V>(String name, Serde<K> keySerde, Serde<V> valueSerde, Class<V> valueType,
+                          Map<String, String> configs, String role) {
+
+    public Consumed<K, V> consumed() {
+        return Consumed.with(keySerde, valueSerde).withName("from-" + name);
+    }
+
+    public Produced<K, V> produced() {
+        return Produced.with(keySerde, valueSerde).withName("to-" + name);
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

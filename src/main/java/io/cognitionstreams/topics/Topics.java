@@ -1,0 +1,135 @@
+package io.cognitionstreams.topics;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+
+import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.schema.Checkpoint;
+import io.cognitionstreams.schema.CognitionPacket;
+import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.RoleStatus;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.serde.AvroSerdeFactory;
+
+/**
+ * The one place that names every topic and its serdes. Names are constants so tests and docs import them; the
+ * {@link Topic} objects are built per app because the value wire format (registry or not) is configuration.
+ *
+ * <p>Keys are plain strings: the session id for everything that belongs to a session, so all of one session's
+ * records share a partition and keep their order end to end; the council id for council traffic, so every vote of
+ * a council meets its proposal in one task.
+ */
+public final class Topics {
+
+    public static final String COGNITION_REQUESTS = "cognition.requests";
+    public static final String COGNITION_PACKETS = "cognition.packets";
+    public static final String LLM_OUTPUTS = "llm.outputs";
+    public static final String TOOL_CALLS = "tool.calls";
+    public static final String TOOL_DECISIONS = "tool.decisions";
+    public static final String TOOL_RESULTS = "tool.results";
+    public static final String COUNCIL_MESSAGES = "council.messages";
+    public static final String COUNCIL_DECISIONS = "council.decisions";
+    public static final String COUNCIL_ROLES = "council.roles";
+    public static final String COGNITION_CHECKPOINTS = "cognition.checkpoints";
+    public static final String COGNITION_EVENTS = "cognition.events";
+    public static final String COGNITION_DLQ = "cognition.dlq";
+    public static final String CHANNEL_PREFIX = "channel.";
+
+    public static String channelTopic(Channel channel) {
+        return CHANNEL_PREFIX + channel.id();
+    }
+
+    public final Topic<String, CognitionRequest> requests;
+    public final Topic<String, CognitionPacket> packets;
+    public final Topic<String, LlmOutput> llmOutputs;
+    public final Topic<String, ToolCall> toolCalls;
+    public final Topic<String, ToolDecision> toolDecisions;
+    public final Topic<String, ToolResult> toolResults;
+    public final Topic<String, CouncilMessage> councilMessages;
+    public final Topic<String, CouncilDecision> councilDecisions;
+    public final Topic<String, RoleStatus> councilRoles;
+    public final Topic<String, Checkpoint> checkpoints;
+    public final Topic<String, PipelineEvent> events;
+    public final Topic<String, DeadLetter> deadLetters;
+    private final Map<Channel, Topic<String, RoutedBlock>> channels = new EnumMap<>(Channel.class);
+    private final List<Topic<?, ?>> all = new ArrayList<>();
+    private final AvroSerdeFactory avro;
+
+    public Topics(AvroSerdeFactory avro) {
+        this.avro = avro;
+        requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(),
+                "agents and `cognition produce` -> assembly");
+        packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(),
+                "assembly -> model worker");
+        llmOutputs = add(LLM_OUTPUTS, LlmOutput.class, Map.of(),
+                "model worker -> marker routing");
+        toolCalls = add(TOOL_CALLS, ToolCall.class, Map.of(),
+                "marker routing (EXECUTE) and agents -> gatekeeper");
+        toolDecisions = add(TOOL_DECISIONS, ToolDecision.class, Map.of(),
+                "gatekeeper -> tool executors, assembly (re-anchoring)");
+        toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(),
+                "tool executors -> gatekeeper (cognitive-load warnings)");
+        councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(),
+                "council roles, routing escalations -> council");
+        councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(),
+                "council -> agents");
+        councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(),
+                "council -> monitoring");
+        checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class,
+                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+                "assembly -> time travel (`cognition checkpoints`, `replay`, `fork`)");
+        events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(),
+                "every topology -> monitoring");
+        deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),
+                "every topology and the model worker -> operators");
+        for (Channel channel : Channel.values()) {
+            channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(),
+                    "marker routing -> " + channel.id() + " consumers"));
+        }
+    }
+
+    private <V extends SpecificRecord> Topic<String, V> add(String name, Class<V> type, Map<String, String> configs,
+                                                             String role) {
+        Topic<String, V> topic = new Topic<>(name, Serdes.String(), avro.serde(type), type, configs, role);
+        all.add(topic);
+        return topic;
+    }
+
+    public Topic<String, RoutedBlock> channel(Channel channel) {
+        return channels.get(channel);
+    }
+
+    public List<Topic<?, ?>> all() {
+        return Collections.unmodifiableList(all);
+    }
+
+    public Optional<Topic<?, ?>> byName(String name) {
+        return all.stream().filter(t -> t.name().equals(name)).findFirst();
+    }
+
+    /** The value serde of any record type, for topics other components define (e.g. changelogs, DLQ writers). */
+    public <V extends SpecificRecord> Serde<V> serde(Class<V> type) {
+        return avro.serde(type);
+    }
+
+    public AvroSerdeFactory avro() {
+        return avro;
+    }
+}
