@@ -1,0 +1,402 @@
+package io.cognitionstreams.broker;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+
+/**
+ * A real single-node Kafka broker (KRaft, combined broker and controller) running inside this JVM from Kafka's own
+ * jars, so the runtime works without an external cluster.
+ *
+ * <p>Why it is configured this way:
+ * <ul>
+ *   <li>Replication factor 1 and min ISR 1 for the offsets, transaction-state and share-coordinator topics: there is
+ *       only one replica. With Kafka's defaults (3) those internal topics are never created, so consumer groups and
+ *       transactions ({@code exactly_once_v2}) hang. One partition each: fifty buys nothing on one node and only
+ *       slows the first group join and the first transaction.</li>
+ *   <li>{@code log.cleaner.dedupe.buffer.size} of 2 MiB: the cleaner allocates its dedupe buffer up front; the
+ *       128 MiB default took peak RSS from about 340 MB to about 600 MB. 2 MiB is plenty for compacted changelogs
+ *       of a local runtime.</li>
+ *   <li>Initial rebalance delays of 0: the 3 s default delays every application start and buys nothing with one
+ *       instance per group.</li>
+ *   <li>Listeners bind 127.0.0.1 only: the broker has no authentication and is not meant to be reachable from
+ *       other hosts; an explicit IPv4 address also avoids {@code localhost} resolving to {@code ::1}.</li>
+ *   <li>A static voter ({@code controller.quorum.voters}) rather than a dynamic quorum: static voters are not
+ *       recorded in the metadata log, so the controller port may differ between restarts.</li>
+ *   <li>The cluster id lives in {@code <dataDir>/cluster.id}: Kafka refuses a log directory formatted for another
+ *       cluster id, so the same id is reused on every start and formatting only takes effect the first time.</li>
+ * </ul>
+ */
+public final class EmbeddedKafkaBroker implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
+
+    private static final String HOST = "127.0.0.1";
+    private static final InetAddress LOOPBACK = loopback();
+    private static final String CLUSTER_ID_FILE = "cluster.id";
+    private static final String SERVER_PROPERTIES_FILE = "server.properties";
+    private static final String LOG_DIR = "kafka-logs";
+    private static final Duration POLL_INTERVAL = Duration.ofMillis(100);
+
+    private final KafkaRaftServer server;
+    private final String bootstrapServers;
+    private final Path dataDir;
+    private final String clusterId;
+    private final Object closeLock = new Object();
+    private boolean closed;
+
+    private EmbeddedKafkaBroker(KafkaRaftServer server, String bootstrapServers, Path dataDir, String clusterId) {
+        this.server = server;
+        this.bootstrapServers = bootstrapServers;
+        this.dataDir = dataDir;
+        this.clusterId = clusterId;
+    }
+
+    /**
+     * Starts the broker and returns once it answers a describe-cluster request.
+     *
+     * @throws BrokerStartException if a port is taken, the data directory is unusable, or the broker is not ready
+     *                              within {@link BrokerSettings#readyTimeout()}; nothing is left running then
+     */
+    public static EmbeddedKafkaBroker start(BrokerSettings settings) {
+        long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
+        Path dataDir = settings.dataDir().toAbsolutePath().normalize();
+        Path logDir = dataDir.resolve(LOG_DIR);
+        Ports ports = choosePorts(settings.brokerPort(), settings.controllerPort());
+        String bootstrap = HOST + ":" + ports.broker();
+
+        createDirectories(logDir);
+        String clusterId = loadOrCreateClusterId(dataDir, logDir);
+        Properties props = serverProperties(logDir, ports);
+        format(writeProperties(dataDir.resolve(SERVER_PROPERTIES_FILE), props), clusterId, logDir);
+
+        KafkaConfig config;
+        try {
+            config = KafkaConfig.fromProps(props, false);
+        } catch (RuntimeException e) {
+            throw new BrokerStartException("Invalid embedded Kafka broker configuration: " + e.getMessage(), e);
+        }
+        KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+        try {
+            server.startup();
+            awaitReady(bootstrap, deadline);
+        } catch (TimeoutException e) {
+            stop(server);
+            throw new BrokerStartException("Embedded Kafka broker at " + bootstrap + " was not ready within "
+                    + settings.readyTimeout().toMillis() + " ms (data dir " + dataDir + ")", e);
+        } catch (InterruptedException e) {
+            stop(server);
+            Thread.currentThread().interrupt();
+            throw new BrokerStartException("Interrupted while starting the embedded Kafka broker at " + bootstrap, e);
+        } catch (RuntimeException | Error e) {
+            stop(server);
+            Optional<BindException> bind = findCause(e, BindException.class);
+            if (bind.isPresent()) {
+                throw new BrokerStartException("Could not bind " + HOST + " port " + ports.broker()
+                        + " or controller port " + ports.controller() + " (" + e.getMessage() + "). "
+                        + advice(), e);
+            }
+            throw new BrokerStartException("Embedded Kafka broker failed to start (data dir " + dataDir + "): "
+                    + e.getMessage(), e);
+        }
+        log.info("Embedded Kafka broker ready at {} (cluster id {}, data dir {})", bootstrap, clusterId, dataDir);
+        return new EmbeddedKafkaBroker(server, bootstrap, dataDir, clusterId);
+    }
+
+    /** {@code host:port} of the PLAINTEXT listener, for {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /** The absolute data directory. */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** The cluster id stored in the data directory; the same across restarts. */
+    public String clusterId() {
+        return clusterId;
+    }
+
+    /** Stops the broker and waits until it is down. Later calls, including concurrent ones, do nothing. */
+    @Override
+    public void close() {
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            stop(server);
+            log.info("Embedded Kafka broker at {} stopped", bootstrapServers);
+        }
+    }
+
+    private static Properties serverProperties(Path logDir, Ports ports) {
+        Properties props = new Properties();
+        props.put("process.roles", "broker,controller");
+        props.put("node.id", "1");
+        props.put("controller.quorum.voters", "1@" + HOST + ":" + ports.controller());
+        props.put("listeners", "PLAINTEXT://" + HOST + ":" + ports.broker() + ",CONTROLLER://" + HOST + ":"
+                + ports.controller());
+        props.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + ports.broker());
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("inter.broker.listener.name", "PLAINTEXT");
+        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("log.dirs", logDir.toString());
+        props.put("default.replication.factor", "1");
+        props.put("offsets.topic.replication.factor", "1");
+        props.put("offsets.topic.num.partitions", "1");
+        props.put("transaction.state.log.replication.factor", "1");
+        props.put("transaction.state.log.min.isr", "1");
+        props.put("transaction.state.log.num.partitions", "1");
+        props.put("share.coordinator.state.topic.replication.factor", "1");
+        props.put("share.coordinator.state.topic.min.isr", "1");
+        props.put("share.coordinator.state.topic.num.partitions", "1");
+        props.put("group.initial.rebalance.delay.ms", "0");
+        props.put("group.streams.initial.rebalance.delay.ms", "0");
+        props.put("log.cleaner.dedupe.buffer.size", "2097152");
+        return props;
+    }
+
+    private static Ports choosePorts(int brokerPort, int controllerPort) {
+        if (brokerPort != 0) {
+            requireFree(brokerPort, "Port");
+        }
+        if (controllerPort != 0) {
+            requireFree(controllerPort, "Controller port");
+        }
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            int broker = brokerPort != 0 ? brokerPort : holdFreePort(held, controllerPort);
+            int controller = controllerPort != 0 ? controllerPort : holdFreePort(held, broker);
+            return new Ports(broker, controller);
+        } catch (IOException e) {
+            throw new BrokerStartException("Could not find a free port on " + HOST + ": " + e.getMessage(), e);
+        } finally {
+            for (ServerSocket socket : held) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // only held to keep the two picks distinct
+                }
+            }
+        }
+    }
+
+    private static void requireFree(int port, String what) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(LOOPBACK, port));
+        } catch (IOException e) {
+            throw new BrokerStartException(what + " " + port + " on " + HOST
+                    + " is already in use, so the embedded Kafka broker cannot start. " + advice(), e);
+        }
+    }
+
+    private static String advice() {
+        return "Pass another port (0 picks a free one), or use a Kafka that is already running with "
+                + "--bootstrap-servers.";
+    }
+
+    private static int holdFreePort(List<ServerSocket> held, int avoid) throws IOException {
+        while (true) {
+            ServerSocket socket = new ServerSocket(0, 1, LOOPBACK);
+            held.add(socket);
+            if (socket.getLocalPort() != avoid) {
+                return socket.getLocalPort();
+            }
+        }
+    }
+
+    private static String loadOrCreateClusterId(Path dataDir, Path logDir) {
+        Path idFile = dataDir.resolve(CLUSTER_ID_FILE);
+        Optional<String> formattedId = formattedClusterId(logDir);
+        String id;
+        if (Files.exists(idFile)) {
+            id = readString(idFile).trim();
+            if (formattedId.isPresent() && !formattedId.get().equals(id)) {
+                throw new BrokerStartException("Cluster id " + id + " in " + idFile + " does not match cluster id "
+                        + formattedId.get() + " of the Kafka data in " + logDir
+                        + ". Restore the original cluster.id or use another data directory.");
+            }
+        } else {
+            id = formattedId.orElseGet(() -> Uuid.randomUuid().toString());
+            writeAtomically(idFile, id + System.lineSeparator());
+        }
+        try {
+            Uuid.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw new BrokerStartException("Invalid cluster id '" + id + "' in " + idFile
+                    + ". Restore the original cluster.id or use another data directory.", e);
+        }
+        return id;
+    }
+
+    private static Optional<String> formattedClusterId(Path logDir) {
+        Path meta = logDir.resolve("meta.properties");
+        if (!Files.exists(meta)) {
+            return Optional.empty();
+        }
+        Properties props = new Properties();
+        try (InputStream in = Files.newInputStream(meta)) {
+            props.load(in);
+        } catch (IOException e) {
+            throw new BrokerStartException("Could not read " + meta + ": " + e.getMessage(), e);
+        }
+        return Optional.ofNullable(props.getProperty("cluster.id"));
+    }
+
+    private static void format(Path propertiesFile, String clusterId, Path logDir) {
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        int rc;
+        try (PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8)) {
+            rc = StorageTool.execute(new String[] {
+                "format", "-t", clusterId, "-c", propertiesFile.toString(), "--ignore-formatted"}, out);
+        } catch (Exception e) {
+            throw new BrokerStartException("Could not format Kafka storage in " + logDir + ": " + e.getMessage()
+                    + " " + output.toString(StandardCharsets.UTF_8).trim(), e);
+        }
+        String text = output.toString(StandardCharsets.UTF_8).trim();
+        if (rc != 0) {
+            throw new BrokerStartException("Could not format Kafka storage in " + logDir + " (exit " + rc + "): "
+                    + text);
+        }
+        log.debug("Kafka storage format: {}", text);
+    }
+
+    private static void awaitReady(String bootstrap, long deadline) throws TimeoutException, InterruptedException {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "embedded-broker-readiness");
+        Admin admin = Admin.create(props);
+        try {
+            Exception last = null;
+            while (true) {
+                long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (remainingMs <= 0) {
+                    TimeoutException timeout = new TimeoutException("describeCluster returned no node in time");
+                    if (last != null) {
+                        timeout.initCause(last);
+                    }
+                    throw timeout;
+                }
+                try {
+                    Collection<Node> nodes = admin
+                            .describeCluster(new DescribeClusterOptions().timeoutMs((int) Math.min(remainingMs, 5_000)))
+                            .nodes()
+                            .get(remainingMs, TimeUnit.MILLISECONDS);
+                    if (!nodes.isEmpty()) {
+                        return;
+                    }
+                } catch (ExecutionException | TimeoutException e) {
+                    last = e;
+                }
+                Thread.sleep(Math.min(POLL_INTERVAL.toMillis(), Math.max(1, remainingMs)));
+            }
+        } finally {
+            admin.close(Duration.ofSeconds(5));
+        }
+    }
+
+    private static void stop(KafkaRaftServer server) {
+        try {
+            server.shutdown();
+        } catch (RuntimeException e) {
+            log.warn("Embedded Kafka broker shutdown failed", e);
+        }
+        try {
+            server.awaitShutdown();
+        } catch (RuntimeException e) {
+            log.warn("Waiting for the embedded Kafka broker to shut down failed", e);
+        }
+    }
+
+    private static <T extends Throwable> Optional<T> findCause(Throwable error, Class<T> type) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return Optional.of(type.cast(t));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static void createDirectories(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new BrokerStartException("Could not create data directory " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Path writeProperties(Path file, Properties props) {
+        try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            props.store(writer, "Written by EmbeddedKafkaBroker on every start; edits are overwritten");
+        } catch (IOException e) {
+            throw new BrokerStartException("Could not write " + file + ": " + e.getMessage(), e);
+        }
+        return file;
+    }
+
+    private static String readString(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new BrokerStartException("Could not read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void writeAtomically(Path file, String content) {
+        try {
+            Path tmp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
+            Files.writeString(tmp, content, StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new BrokerStartException("Could not write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static InetAddress loopback() {
+        try {
+            return InetAddress.getByAddress(HOST, new byte[] {127, 0, 0, 1});
+        } catch (UnknownHostException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private record Ports(int broker, int controller) {
+    }
+}
