@@ -6,13 +6,12 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -75,10 +74,7 @@ public final class JsonAvro {
   private static final JsonMapper MAPPER =
       JsonMapper.builder()
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          // Keep the decimal text of non-integral numbers: exact float/double parsing, and error
-          // messages that show "3.0" as written.
-          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-          .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
+          // Non-integral numbers stay doubles (DoubleNode), not BigDecimal: BigDecimal has no -0.0.
           .build();
 
   private static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -343,11 +339,10 @@ public final class JsonAvro {
     if (!node.isNumber()) {
       throw mismatch(path, schema, nullable, node);
     }
-    // Parse the decimal text once, straight to the target type: no double rounding for floats.
-    String text = node.isBigDecimal() ? node.decimalValue().toString() : node.asText();
-    double value = isFloat ? Float.parseFloat(text) : Double.parseDouble(text);
-    if (Double.isInfinite(value)) {
-      throw outOfRange(path, schema, nullable, node);
+    double value = node.doubleValue();
+    if (Double.isInfinite(value) || (isFloat && Float.isInfinite((float) value))) {
+      throw new JsonAvroException(
+          path, "expected " + expected(schema, nullable) + ", got a number out of range");
     }
     return value;
   }
@@ -616,8 +611,18 @@ public final class JsonAvro {
     if (node.isArray()) {
       return "array";
     }
-    String text = node.toString();
+    String text = node.isFloatingPointNumber() ? decimal(node.doubleValue()) : node.toString();
     return text.length() <= MAX_SHOWN ? text : text.substring(0, MAX_SHOWN) + "...";
+  }
+
+  /** A parsed non-integral number as a person would write it: 1795341600000.0, not 1.7953416E12. */
+  private static String decimal(double value) {
+    double magnitude = Math.abs(value);
+    if (value == 0 || !Double.isFinite(value) || magnitude < 1e-6 || magnitude >= 1e21) {
+      return Double.toString(value);
+    }
+    String plain = BigDecimal.valueOf(value).toPlainString();
+    return plain.indexOf('.') >= 0 ? plain : plain + ".0";
   }
 
   private static String fieldNames(Schema schema) {
