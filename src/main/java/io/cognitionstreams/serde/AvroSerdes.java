@@ -11,6 +11,11 @@ public final class AvroSerdes {
     private AvroSerdes() {
     }
 
+    /** For a registry URL given directly (CLI flags, settings) rather than in a config map. */
+    public static AvroSerdeFactory forRegistry(java.util.Optional<String> url) {
+        return fromConfig(url.<Map<String, Object>>map(u -> Map.of(SCHEMA_REGISTRY_URL, u)).orElse(Map.of()));
+    }
+
     public static AvroSerdeFactory fromConfig(Map<String, ?> configs) {
         Object url = configs.get(SCHEMA_REGISTRY_URL);
         if (url == null || url.toString().isBlank()) {

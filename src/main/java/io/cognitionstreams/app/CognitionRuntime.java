@@ -1,0 +1,115 @@
+package io.cognitionstreams.app;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cognitionstreams.model.ModelClient;
+import io.cognitionstreams.model.ModelWorker;
+import io.cognitionstreams.model.OpenAiChatModel;
+import io.cognitionstreams.model.ReplayModel;
+import io.cognitionstreams.serde.AvroSerdes;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * One running instance: its topics ensured, every topology in one {@link KafkaStreams}, and the model worker on
+ * its own thread. Start it, then close it (Ctrl-C does so through the CLI's shutdown hook).
+ */
+public final class CognitionRuntime implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CognitionRuntime.class);
+
+    private final Settings settings;
+    private final Topics topics;
+    private final KafkaStreams streams;
+    private final ModelWorker worker;
+    private final Thread workerThread;
+
+    private CognitionRuntime(Settings settings, Topics topics, KafkaStreams streams, ModelWorker worker) {
+        this.settings = settings;
+        this.topics = topics;
+        this.streams = streams;
+        this.worker = worker;
+        this.workerThread = new Thread(worker, "model-worker");
+    }
+
+    public static CognitionRuntime start(Settings settings) {
+        Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        Properties streamsProps = StreamsSettings.of(settings);
+        Topics topics = new Topics(AvroSerdes.forRegistry(settings.schemaRegistryUrl()));
+        try (Admin admin = Admin.create(client)) {
+            TopicProvisioner.ensure(admin, topics, settings.partitions(), settings.replicationFactor());
+        }
+        Topology topology = Pipeline.combined(topics, Pipeline.Parts.defaults(), streamsProps);
+        KafkaStreams streams = new KafkaStreams(topology, streamsProps);
+        // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from its
+        // last committed transaction by the replacement thread.
+        streams.setUncaughtExceptionHandler(error -> {
+            LOG.error("stream thread failed, replacing it", error);
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+        });
+        ModelWorker worker = new ModelWorker(client, settings.applicationId() + "-model-worker", topics,
+                modelClient(settings.model()), settings.model().attempts(),
+                settings.model().usesReplay() ? 100 : 1);
+        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, worker);
+        streams.start();
+        runtime.workerThread.start();
+        LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
+                topics.avro().describe(), settings.model().endpoint().orElse("replay model"));
+        return runtime;
+    }
+
+    static ModelClient modelClient(Settings.ModelSettings model) {
+        if (model.usesReplay()) {
+            return ReplayModel.bundled();
+        }
+        return new OpenAiChatModel(model.endpoint().get(), model.apiKey().orElse(null),
+                model.modelName().orElse(null), model.timeout());
+    }
+
+    public Topics topics() {
+        return topics;
+    }
+
+    public KafkaStreams.State state() {
+        return streams.state();
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    /** Blocks until the streams are RUNNING, or fails after the timeout. */
+    public void awaitRunning(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (streams.state() != KafkaStreams.State.RUNNING) {
+            if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING) {
+                throw new IllegalStateException("kafka streams stopped in state " + streams.state());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("kafka streams not running after " + timeout + " (state "
+                        + streams.state() + ")");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    @Override
+    public void close() {
+        worker.close();
+        try {
+            workerThread.join(Duration.ofSeconds(15).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        streams.close(Duration.ofSeconds(30));
+    }
+}

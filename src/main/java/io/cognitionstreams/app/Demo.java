@@ -1,0 +1,43 @@
+package io.cognitionstreams.app;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+
+import io.cognitionstreams.schema.CognitionRequest;
+
+/** Demo traffic for `cognition run --demo`: a few realistic requests and one record that is not Avro at all. */
+public final class Demo {
+
+    public static final String MALFORMED_KEY = "demo-malformed";
+
+    private Demo() {
+    }
+
+    public static List<CognitionRequest> requests(Instant now) {
+        return List.of(
+                request("demo-deploy", "developer", "Plan the deploy of release 2.4.0 to production.", now),
+                request("demo-triage", "developer", "Triage the crash bug reported against the parser.", now),
+                request("demo-research", "researcher", "Research and compare the evaluation setups of three papers.",
+                        now),
+                request("demo-cleanup", "architect", "Clean up the disk on the build server, it is full.", now));
+    }
+
+    /** Bytes that no Avro decoder accepts: shows the dead-letter path next to the valid traffic. */
+    public static byte[] malformed() {
+        return "{\"this\": \"is JSON, not an Avro cognition request\"}".getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static CognitionRequest request(String session, String persona, String prompt, Instant now) {
+        return CognitionRequest.newBuilder()
+                .setRequestId(session + "-r1")
+                .setSessionId(session)
+                .setUserPrompt(prompt)
+                .setPersona(persona)
+                .setActiveSkill(null)
+                .setTaskInstructionKey("initial_planning")
+                .setTargetModel("gpt-4o")
+                .setTimestamp(now)
+                .build();
+    }
+}

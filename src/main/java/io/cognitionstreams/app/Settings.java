@@ -1,0 +1,43 @@
+package io.cognitionstreams.app;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Everything an operator sets for one app instance. The CLI fills it from flags; tests build it directly.
+ *
+ * @param bootstrapServers  the cluster; the embedded broker's address when none was given
+ * @param applicationId     Kafka Streams application id: instances with the same id share the work
+ * @param stateDir          where state stores live on disk (restored from changelogs when lost)
+ * @param schemaRegistryUrl Confluent-compatible registry; empty means registry-less single-object encoding
+ * @param partitions        partitions of each topic the app creates
+ * @param replicationFactor replication of the topics the app creates and of its internal topics
+ * @param streamThreads     Kafka Streams threads (one per core is a good start)
+ * @param model             which model answers packets
+ */
+public record Settings(String bootstrapServers, String applicationId, Path stateDir,
+                       Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
+                       int streamThreads, ModelSettings model) {
+
+    public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
+
+    /**
+     * @param endpoint     base URL of an OpenAI-compatible API (…/v1); empty means the replay model
+     * @param apiKey       bearer token for the endpoint, if it needs one
+     * @param modelName    model name sent to the endpoint instead of each packet's target model
+     * @param timeout      per-call timeout
+     * @param attempts     tries per packet for retriable failures
+     */
+    public record ModelSettings(Optional<String> endpoint, Optional<String> apiKey, Optional<String> modelName,
+                                Duration timeout, int attempts) {
+
+        public static ModelSettings replay() {
+            return new ModelSettings(Optional.empty(), Optional.empty(), Optional.empty(), Duration.ofSeconds(60), 3);
+        }
+
+        public boolean usesReplay() {
+            return endpoint.isEmpty();
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.cognitionstreams.app;
+
+import java.util.Properties;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+
+import io.cognitionstreams.deadletter.DeadLetterHandler;
+import io.cognitionstreams.serde.AvroSerdes;
+
+/** The Kafka Streams configuration the app runs with. */
+public final class StreamsSettings {
+
+    private StreamsSettings() {
+    }
+
+    public static Properties of(Settings settings) {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir().toString());
+        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) settings.replicationFactor());
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.streamThreads());
+        props.putAll(errorHandling());
+        // Lets a restarted instance keep its tasks without a full rebalance round trip.
+        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 15_000);
+        settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));
+        return props;
+    }
+
+    /** Every error path ends in cognition.dlq; shared with tests so they run with the app's exact handlers. */
+    public static Properties errorHandling() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
+        props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
+        return props;
+    }
+}

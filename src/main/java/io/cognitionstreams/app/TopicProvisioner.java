@@ -1,0 +1,67 @@
+package io.cognitionstreams.app;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cognitionstreams.topics.Topic;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * Creates the app's topics that do not exist yet. Existing topics are left as they are (an operator may have
+ * tuned them) but a partition count below the configured one is reported: it caps how far the app scales out.
+ */
+public final class TopicProvisioner {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TopicProvisioner.class);
+
+    private TopicProvisioner() {
+    }
+
+    /** @return the names of the topics this call created */
+    public static List<String> ensure(Admin admin, Topics topics, int partitions, short replicationFactor) {
+        try {
+            Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            List<NewTopic> missing = new ArrayList<>();
+            for (Topic<?, ?> topic : topics.all()) {
+                if (!existing.contains(topic.name())) {
+                    missing.add(new NewTopic(topic.name(), partitions, replicationFactor).configs(topic.configs()));
+                }
+            }
+            if (!missing.isEmpty()) {
+                admin.createTopics(missing).all().get(60, TimeUnit.SECONDS);
+            }
+            warnAboutNarrowTopics(admin, topics, partitions);
+            return missing.stream().map(NewTopic::name).toList();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot create the app's topics: " + e.getCause().getMessage(), e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("cannot create the app's topics: the cluster did not answer in time", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topics", e);
+        }
+    }
+
+    private static void warnAboutNarrowTopics(Admin admin, Topics topics, int partitions)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        List<String> names = topics.all().stream().map(Topic::name).toList();
+        Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+        described.forEach((name, description) -> {
+            if (description.partitions().size() < partitions) {
+                LOG.warn("topic {} has {} partitions, fewer than the configured {}: at most {} instances share it",
+                        name, description.partitions().size(), partitions, description.partitions().size());
+            }
+        });
+    }
+}

@@ -1,0 +1,60 @@
+package io.cognitionstreams.assembly;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import io.cognitionstreams.tokens.TokenCounter;
+
+/**
+ * The task-instruction registry of seed 003 section 5: one short directive per stage, each checked at load to fit
+ * its token limit so a packet can never be pushed over budget by its own instruction.
+ */
+public final class TaskInstructions {
+
+    public static final int MAX_TOKENS = 64;
+
+    public enum Stage { PLAN, REFINE, OBSERVE, ACT, VERIFY }
+
+    public record Instruction(String key, String text, Stage stage, int maxTokens) {
+    }
+
+    private final Map<String, Instruction> byKey;
+
+    private TaskInstructions(Map<String, Instruction> byKey) {
+        this.byKey = byKey;
+    }
+
+    public static TaskInstructions defaults(TokenCounter counter) {
+        Map<String, Instruction> keys = new LinkedHashMap<>();
+        put(keys, counter, "initial_planning", Stage.PLAN,
+                "Think step by step. Emit a PLAN: block with a numbered list of steps before anything else.");
+        put(keys, counter, "refinement", Stage.REFINE,
+                "Critique the previous PLAN, emit a revised PLAN: block and end it with confidence=x (0 to 1).");
+        put(keys, counter, "observer", Stage.OBSERVE,
+                "Watch the streamed RESPONSE. Emit INTERRUPT: with the reason as soon as something goes wrong.");
+        put(keys, counter, "interruption_handling", Stage.ACT,
+                "Repair after the interrupt: propose approved EXECUTE: commands, then a RESPONSE: for the user.");
+        put(keys, counter, "verification", Stage.VERIFY,
+                "Check the post-execution state. Emit a VERIFY: block that says success or fail and why.");
+        return new TaskInstructions(Map.copyOf(keys));
+    }
+
+    private static void put(Map<String, Instruction> keys, TokenCounter counter, String key, Stage stage,
+                            String text) {
+        int tokens = counter.count(text);
+        if (tokens > MAX_TOKENS) {
+            throw new IllegalArgumentException("task instruction '" + key + "' has " + tokens + " tokens in "
+                    + counter.encodingName() + ", over the limit of " + MAX_TOKENS);
+        }
+        keys.put(key, new Instruction(key, text, stage, MAX_TOKENS));
+    }
+
+    public Optional<Instruction> find(String key) {
+        return Optional.ofNullable(byKey.get(key));
+    }
+
+    public java.util.Set<String> keys() {
+        return byKey.keySet();
+    }
+}

@@ -1,0 +1,34 @@
+package io.cognitionstreams.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of the `cognition` command. */
+@Command(name = "cognition", mixinStandardHelpOptions = true, version = "cognition-streams 0.1.0",
+        description = "Keeps LLM agents on their rules, in budget and safe, as Kafka Streams topologies.",
+        subcommands = {RunCommand.class, ProduceCommand.class, TailCommand.class, TopicsCommand.class,
+                CommandLine.HelpCommand.class})
+public final class CognitionCli {
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    public static CommandLine commandLine() {
+        CommandLine commandLine = new CommandLine(new CognitionCli());
+        commandLine.registerConverter(java.time.Duration.class, new DurationConverter());
+        commandLine.setExecutionExceptionHandler((error, cmd, parsed) -> {
+            cmd.getErr().println("error: " + rootMessage(error));
+            return 2;
+        });
+        return commandLine;
+    }
+
+    static String rootMessage(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null && root.getCause() != root && root.getMessage() == null) {
+            root = root.getCause();
+        }
+        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+    }
+}

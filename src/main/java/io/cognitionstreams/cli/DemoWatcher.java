@@ -1,0 +1,163 @@
+package io.cognitionstreams.cli;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import io.cognitionstreams.app.Demo;
+import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.topics.Topic;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * Sends the demo traffic and prints what comes out of the pipeline: every channel topic, tool.calls and the
+ * dead-letter topic, read_committed, as a user of the app would see them.
+ */
+final class DemoWatcher {
+
+    private static final int TEXT_WIDTH = 110;
+
+    private final Settings settings;
+    private final Topics topics;
+    private final PrintWriter out;
+
+    DemoWatcher(Settings settings, Topics topics, PrintWriter out) {
+        this.settings = settings;
+        this.topics = topics;
+        this.out = out;
+    }
+
+    /**
+     * @param timeout null to watch until the process stops; otherwise how long to wait for every demo request to
+     *                be fully routed and the malformed record to be dead-lettered
+     * @return whether everything expected arrived
+     */
+    boolean run(Instant now, Duration timeout) {
+        List<CognitionRequest> requests = Demo.requests(now);
+        Set<String> pending = new HashSet<>();
+        requests.forEach(request -> pending.add(request.getSessionId()));
+        boolean letterSeen = false;
+        try (KafkaConsumer<byte[], byte[]> consumer = watchFromEnd();
+             KafkaProducer<byte[], byte[]> producer = producer()) {
+            Topic<String, CognitionRequest> in = topics.requests;
+            for (CognitionRequest request : requests) {
+                producer.send(new ProducerRecord<>(in.name(), bytes(request.getSessionId()),
+                        in.valueSerde().serializer().serialize(in.name(), request)));
+            }
+            producer.send(new ProducerRecord<>(in.name(), bytes(Demo.MALFORMED_KEY), Demo.malformed()));
+            producer.flush();
+            out.printf("sent %d demo requests and 1 malformed record to %s%n", requests.size(), in.name());
+            out.flush();
+            long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+            long quietSince = System.nanoTime();
+            while (System.nanoTime() < deadline) {
+                var records = consumer.poll(Duration.ofMillis(200));
+                for (ConsumerRecord<byte[], byte[]> record : records) {
+                    quietSince = System.nanoTime();
+                    Object value = decode(record);
+                    out.println(format(record.topic(), value));
+                    if (value instanceof RoutedBlock block && block.getSequence() == block.getBlockCount() - 1) {
+                        pending.remove(block.getSessionId());
+                    }
+                    if (value instanceof DeadLetter letter && letter.getSourceTopic().equals(in.name())) {
+                        letterSeen = true;
+                    }
+                }
+                out.flush();
+                boolean complete = pending.isEmpty() && letterSeen;
+                if (timeout != null && complete && System.nanoTime() - quietSince > Duration.ofSeconds(1).toNanos()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    private Object decode(ConsumerRecord<byte[], byte[]> record) {
+        try {
+            return topics.byName(record.topic()).orElseThrow().valueSerde().deserializer()
+                    .deserialize(record.topic(), record.value());
+        } catch (RuntimeException e) {
+            return "undecodable value: " + e.getMessage();
+        }
+    }
+
+    static String format(String topic, Object value) {
+        String label = String.format("%-22s", topic);
+        if (value instanceof RoutedBlock block) {
+            return String.format("%s %-14s %d/%d %-12s %s", label, block.getSessionId(), block.getSequence() + 1,
+                    block.getBlockCount(), block.getMarker(), oneLine(block.getText()));
+        }
+        if (value instanceof ToolCall call) {
+            return String.format("%s %-14s %s %s (awaits the gatekeeper)", label, call.getSessionId(), call.getTool(),
+                    oneLine(call.getArguments()));
+        }
+        if (value instanceof DeadLetter letter) {
+            return String.format("%s %s-%d@%d %s: %s", label, letter.getSourceTopic(), letter.getSourcePartition(),
+                    letter.getSourceOffset(), letter.getErrorKind(), oneLine(letter.getReason()));
+        }
+        return label + " " + value;
+    }
+
+    private static String oneLine(String text) {
+        String flat = text.replace("\n", " ⏎ ");
+        return flat.length() <= TEXT_WIDTH ? flat : flat.substring(0, TEXT_WIDTH - 1) + "…";
+    }
+
+    private KafkaConsumer<byte[], byte[]> watchFromEnd() {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<String> watched = new ArrayList<>();
+        for (Channel channel : Channel.values()) {
+            watched.add(Topics.channelTopic(channel));
+        }
+        watched.add(Topics.TOOL_CALLS);
+        watched.add(Topics.COGNITION_DLQ);
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (String topic : watched) {
+            for (PartitionInfo info : consumer.partitionsFor(topic)) {
+                partitions.add(new TopicPartition(topic, info.partition()));
+            }
+        }
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        // seekToEnd is lazy: resolve positions now, before the demo traffic is sent.
+        partitions.forEach(consumer::position);
+        return consumer;
+    }
+
+    private KafkaProducer<byte[], byte[]> producer() {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG, "all"), new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+}

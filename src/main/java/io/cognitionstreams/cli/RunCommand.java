@@ -1,0 +1,146 @@
+package io.cognitionstreams.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+
+import io.cognitionstreams.app.CognitionRuntime;
+import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.broker.BrokerSettings;
+import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Runs every topology and the model worker until Ctrl-C.",
+                "Without --bootstrap-servers an embedded Kafka broker is started first, with its data in --data-dir."})
+final class RunCommand implements Callable<Integer> {
+
+    @Mixin
+    ClusterOptions cluster;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--data-dir", defaultValue = "data", paramLabel = "DIR",
+            description = "Embedded broker data and state stores (default: ${DEFAULT-VALUE}). Kept across restarts.")
+    Path dataDir;
+
+    @Option(names = "--port", defaultValue = "9092", description = "Embedded broker port (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--controller-port", defaultValue = "9093",
+            description = "Embedded broker's KRaft controller port (default: ${DEFAULT-VALUE}).")
+    int controllerPort;
+
+    @Option(names = "--state-dir", paramLabel = "DIR",
+            description = "State stores' directory (default: <data-dir>/streams).")
+    Path stateDir;
+
+    @Option(names = "--application-id", defaultValue = Settings.DEFAULT_APPLICATION_ID,
+            description = "Kafka Streams application id; instances with the same id share partitions "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String applicationId;
+
+    @Option(names = "--partitions", defaultValue = "3",
+            description = "Partitions of the topics this instance creates (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--replication-factor", paramLabel = "N",
+            description = "Replication of created and internal topics (default: 1 on the embedded broker, "
+                    + "the cluster's default otherwise).")
+    Short replicationFactor;
+
+    @Option(names = "--threads", defaultValue = "1", description = "Stream threads (default: ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(names = "--model-endpoint", paramLabel = "URL",
+            description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
+                    + "Default: the replay model, which answers from recorded transcripts.")
+    String modelEndpoint;
+
+    @Option(names = "--model-api-key-env", paramLabel = "VAR",
+            description = "Environment variable holding the endpoint's API key (the key itself never goes on the "
+                    + "command line).")
+    String modelApiKeyEnv;
+
+    @Option(names = "--model-name", paramLabel = "NAME",
+            description = "Model name sent to the endpoint instead of each packet's target model.")
+    String modelName;
+
+    @Option(names = "--model-timeout", defaultValue = "60s",
+            description = "Timeout of one model call (default: ${DEFAULT-VALUE}).")
+    Duration modelTimeout;
+
+    @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
+            + "channel topics, tool.calls and the dead-letter topic receive.")
+    boolean demo;
+
+    @Option(names = "--exit-after-demo", description = "With --demo: stop once every demo request is answered.")
+    boolean exitAfterDemo;
+
+    @Option(names = "--demo-timeout", defaultValue = "120s",
+            description = "With --exit-after-demo: give up (exit 1) after this long (default: ${DEFAULT-VALUE}).")
+    Duration demoTimeout;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        EmbeddedKafkaBroker broker = null;
+        String bootstrap = cluster.bootstrapServers;
+        if (bootstrap == null) {
+            broker = EmbeddedKafkaBroker.start(new BrokerSettings(dataDir.resolve("kafka"), port, controllerPort,
+                    Duration.ofSeconds(60)));
+            bootstrap = broker.bootstrapServers();
+            err.printf("embedded Kafka broker at %s (data in %s)%n", bootstrap, broker.dataDir());
+            err.flush();
+        }
+        short replication = replicationFactor != null ? replicationFactor : (short) (broker != null ? 1 : -1);
+        Settings settings = new Settings(bootstrap, applicationId,
+                stateDir != null ? stateDir : dataDir.resolve("streams"), cluster.registry(), partitions, replication,
+                threads, new Settings.ModelSettings(Optional.ofNullable(modelEndpoint),
+                Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName),
+                modelTimeout, 3));
+        CognitionRuntime runtime;
+        try {
+            runtime = CognitionRuntime.start(settings);
+            runtime.awaitRunning(Duration.ofSeconds(90));
+        } catch (RuntimeException | InterruptedException e) {
+            if (broker != null) {
+                broker.close();
+            }
+            throw e;
+        }
+        err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
+                runtime.topics().avro().describe());
+        err.flush();
+        CountDownLatch stopped = new CountDownLatch(1);
+        EmbeddedKafkaBroker ownedBroker = broker;
+        Thread hook = new Thread(() -> {
+            runtime.close();
+            if (ownedBroker != null) {
+                ownedBroker.close();
+            }
+            stopped.countDown();
+        }, "cognition-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        if (demo) {
+            boolean complete = new DemoWatcher(settings, runtime.topics(), spec.commandLine().getOut())
+                    .run(Instant.now(), exitAfterDemo ? demoTimeout : null);
+            if (exitAfterDemo) {
+                Runtime.getRuntime().removeShutdownHook(hook);
+                hook.run();
+                return complete ? 0 : 1;
+            }
+        }
+        stopped.await();
+        return 0;
+    }
+}

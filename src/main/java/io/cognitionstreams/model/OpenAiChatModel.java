@@ -1,0 +1,93 @@
+package io.cognitionstreams.model;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp server, hosted APIs).
+ * The base URL is the part before {@code /chat/completions}, e.g. {@code http://localhost:11434/v1}.
+ */
+public final class OpenAiChatModel implements ModelClient {
+
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http;
+    private final URI endpoint;
+    private final String apiKey;
+    private final String modelOverride;
+    private final Duration timeout;
+
+    /**
+     * @param modelOverride model name sent to the endpoint instead of the packet's target model (null: use the
+     *                      packet's), for endpoints that serve one local model under another name
+     */
+    public OpenAiChatModel(String baseUrl, String apiKey, String modelOverride, Duration timeout) {
+        String base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+        this.endpoint = URI.create(base + "/chat/completions");
+        this.apiKey = apiKey;
+        this.modelOverride = modelOverride;
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    @Override
+    public Completion complete(String model, List<PromptMessage> prompt) throws ModelException {
+        ObjectNode body = json.createObjectNode();
+        String answering = modelOverride != null ? modelOverride : model;
+        body.put("model", answering);
+        body.put("temperature", 0);
+        ArrayNode messages = body.putArray("messages");
+        for (PromptMessage message : prompt) {
+            messages.addObject().put("role", message.role()).put("content", message.content());
+        }
+        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+                .timeout(timeout)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
+        if (apiKey != null && !apiKey.isBlank()) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        HttpResponse<String> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new ModelException("model endpoint " + endpoint + " unreachable: " + e.getMessage(), true, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ModelException("interrupted while waiting for " + endpoint, true, e);
+        }
+        int status = response.statusCode();
+        if (status != 200) {
+            boolean retriable = status == 429 || status >= 500;
+            throw new ModelException("model endpoint " + endpoint + " answered HTTP " + status + ": "
+                    + abbreviate(response.body()), retriable, null);
+        }
+        try {
+            JsonNode answer = json.readTree(response.body());
+            JsonNode content = answer.path("choices").path(0).path("message").path("content");
+            if (!content.isTextual()) {
+                throw new ModelException("model endpoint " + endpoint + " returned no message content: "
+                        + abbreviate(response.body()), false, null);
+            }
+            JsonNode usage = answer.path("usage");
+            return new Completion(content.asText(), answering,
+                    usage.has("prompt_tokens") ? usage.get("prompt_tokens").asInt() : null,
+                    usage.has("completion_tokens") ? usage.get("completion_tokens").asInt() : null);
+        } catch (IOException e) {
+            throw new ModelException("model endpoint " + endpoint + " returned invalid JSON", false, e);
+        }
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 300 ? text : text.substring(0, 300) + "...";
+    }
+}

@@ -1,0 +1,22 @@
+package io.cognitionstreams.app;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.testcontainers.junit.jupiter.Container;
+import org.testcontainers.junit.jupiter.Testcontainers;
+import org.testcontainers.kafka.KafkaContainer;
+
+/** The same scenario on a Kafka in a container; reported as skipped where no Docker engine runs. */
+@Testcontainers(disabledWithoutDocker = true)
+class PipelineContainerIT {
+
+    @Container
+    static final KafkaContainer KAFKA = new KafkaContainer("apache/kafka:4.1.0");
+
+    @Test
+    void requestsFlowToTheChannelsAndBadRecordsToTheDeadLetterTopic(@TempDir Path stateDir) throws Exception {
+        PipelineScenario.run(KAFKA.getBootstrapServers(), stateDir);
+    }
+}

@@ -1,0 +1,136 @@
+package io.cognitionstreams.deadletter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
+import org.apache.kafka.streams.errors.ErrorHandlerContext;
+import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
+import org.apache.kafka.streams.errors.ProductionExceptionHandler;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.Record;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.Topics;
+
+class DeadLetterHandlerTest {
+
+    private static final byte[] KEY = "s1".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] VALUE = "garbage".getBytes(StandardCharsets.UTF_8);
+
+    private final DeadLetterHandler handler = new DeadLetterHandler();
+    private final ErrorHandlerContext context = new Context("cognition.requests", 2, 41L, "validate-request");
+
+    @BeforeEach
+    void configure() {
+        handler.configure(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "app-1"));
+    }
+
+    @Test
+    void anUndecodableRecordBecomesADeserializationLetterAndTheStreamResumes() {
+        DeserializationExceptionHandler.Response response = handler.handleError(context,
+                new ConsumerRecord<>("cognition.requests", 2, 41L, KEY, VALUE),
+                new SerializationException("not Avro"));
+
+        assertThat(response.result()).isEqualTo(DeserializationExceptionHandler.Result.RESUME);
+        DeadLetter letter = onlyLetter(response.deadLetterQueueRecords());
+        assertThat(letter.getErrorKind()).isEqualTo(ErrorKind.DESERIALIZATION);
+        assertThat(letter.getReason()).isEqualTo("not Avro");
+        assertThat(letter.getErrorClass()).isEqualTo(SerializationException.class.getName());
+        assertThat(letter.getSourceTopic()).isEqualTo("cognition.requests");
+        assertThat(letter.getSourcePartition()).isEqualTo(2);
+        assertThat(letter.getSourceOffset()).isEqualTo(41L);
+        assertThat(letter.getApplicationId()).isEqualTo("app-1");
+        assertThat(letter.getKey().array()).isEqualTo(KEY);
+        assertThat(letter.getValue().array()).isEqualTo(VALUE);
+        assertThat(letter.getValueSize()).isEqualTo(VALUE.length);
+    }
+
+    @Test
+    void aBrokenRuleIsAValidationLetterAndABugAProcessingLetter() {
+        ProcessingExceptionHandler.Response invalid = handler.handleError(context, new Record<>("s1", "v", 0L),
+                new InvalidRecordException("user_prompt is empty"));
+        ProcessingExceptionHandler.Response bug = handler.handleError(context, new Record<>("s1", "v", 0L),
+                new IllegalStateException("outer", new NullPointerException("inner cause")));
+
+        assertThat(invalid.result()).isEqualTo(ProcessingExceptionHandler.Result.RESUME);
+        DeadLetter validation = onlyLetter(invalid.deadLetterQueueRecords());
+        assertThat(validation.getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
+        assertThat(validation.getProcessor()).isEqualTo("validate-request");
+        DeadLetter processing = onlyLetter(bug.deadLetterQueueRecords());
+        assertThat(processing.getErrorKind()).isEqualTo(ErrorKind.PROCESSING);
+        assertThat(processing.getReason()).isEqualTo("outer <- inner cause");
+    }
+
+    @Test
+    void hugeValuesAreCutButTheirSizeIsKept() {
+        byte[] huge = new byte[DeadLetters.MAX_KEPT_BYTES + 10];
+        DeserializationExceptionHandler.Response response = handler.handleError(context,
+                new ConsumerRecord<>("cognition.requests", 2, 41L, KEY, huge), new SerializationException("big"));
+
+        DeadLetter letter = onlyLetter(response.deadLetterQueueRecords());
+        assertThat(letter.getValue().remaining()).isEqualTo(DeadLetters.MAX_KEPT_BYTES);
+        assertThat(letter.getValueSize()).isEqualTo(huge.length);
+    }
+
+    @Test
+    void anOutputThatCannotBeSerializedIsDeadLetteredButABrokerErrorFailsTheTask() {
+        ProducerRecord<byte[], byte[]> out = new ProducerRecord<>("cognition.packets", KEY, VALUE);
+
+        assertThat(handler.handleSerializationError(context, out, new SerializationException("bad"),
+                ProductionExceptionHandler.SerializationExceptionOrigin.VALUE).result())
+                .isEqualTo(ProductionExceptionHandler.Result.RESUME);
+        assertThat(handler.handleError(context, out, new RuntimeException("broker gone")).result())
+                .isEqualTo(ProductionExceptionHandler.Result.FAIL);
+    }
+
+    private static DeadLetter onlyLetter(List<ProducerRecord<byte[], byte[]>> records) {
+        assertThat(records).hasSize(1);
+        ProducerRecord<byte[], byte[]> record = records.get(0);
+        assertThat(record.topic()).isEqualTo(Topics.COGNITION_DLQ);
+        assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo("cognition.requests-2@41");
+        return new SingleObjectAvroSerdeFactory().serde(DeadLetter.class).deserializer()
+                .deserialize(Topics.COGNITION_DLQ, record.value());
+    }
+
+    private record Context(String topic, int partition, long offset, String processorNodeId)
+            implements ErrorHandlerContext {
+        @Override
+        public Headers headers() {
+            return new RecordHeaders();
+        }
+
+        @Override
+        public TaskId taskId() {
+            return new TaskId(0, partition);
+        }
+
+        @Override
+        public long timestamp() {
+            return 0L;
+        }
+
+        @Override
+        public byte[] sourceRawKey() {
+            return KEY;
+        }
+
+        @Override
+        public byte[] sourceRawValue() {
+            return VALUE;
+        }
+    }
+}

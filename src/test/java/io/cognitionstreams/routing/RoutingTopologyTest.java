@@ -1,0 +1,127 @@
+package io.cognitionstreams.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.testing.Drivers;
+import io.cognitionstreams.testing.Records;
+import io.cognitionstreams.testing.TopicDriver;
+import io.cognitionstreams.topics.Topics;
+
+class RoutingTopologyTest {
+
+    @TempDir
+    Path stateDir;
+
+    private final Topics topics = Drivers.topics();
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, LlmOutput> outputs;
+    private final Map<Channel, TestOutputTopic<String, RoutedBlock>> channels = new EnumMap<>(Channel.class);
+    private TestOutputTopic<String, ToolCall> toolCalls;
+    private TestOutputTopic<String, DeadLetter> deadLetters;
+
+    @BeforeEach
+    void start() {
+        StreamsBuilder builder = new StreamsBuilder();
+        RoutingTopology.build(builder, topics, new OutputRouter(DestinationMatrix.defaults()));
+        driver = Drivers.driver(builder.build(), stateDir);
+        outputs = TopicDriver.input(driver, topics.llmOutputs);
+        for (Channel channel : Channel.values()) {
+            channels.put(channel, TopicDriver.output(driver, topics.channel(channel)));
+        }
+        toolCalls = TopicDriver.output(driver, topics.toolCalls);
+        deadLetters = TopicDriver.output(driver, topics.deadLetters);
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    @Test
+    void eachBlockReachesExactlyItsChannelsInOrderWithItsLineage() {
+        outputs.pipeInput("s1", Records.output("s1",
+                "PLAN: 1. look\nEXECUTE: ls\nRESPONSE: here it is\nTHOUGHT_SEED: later\nVERIFY: ok").build());
+
+        assertThat(markers(Channel.CLI_CHAT)).containsExactly(Marker.PLAN, Marker.RESPONSE, Marker.VERIFY);
+        assertThat(markers(Channel.WEB_CHAT)).containsExactly(Marker.RESPONSE, Marker.VERIFY);
+        assertThat(markers(Channel.DISCORD_CHAT)).containsExactly(Marker.RESPONSE, Marker.VERIFY);
+        assertThat(markers(Channel.COUNCIL_CHAT)).containsExactly(Marker.PLAN, Marker.THOUGHT_SEED, Marker.VERIFY);
+        assertThat(markers(Channel.MEMORY)).containsExactly(Marker.THOUGHT_SEED, Marker.VERIFY);
+        assertThat(channels.get(Channel.SHELL).isEmpty()).as("EXECUTE never goes straight to the shell").isTrue();
+
+        ToolCall call = toolCalls.readValue();
+        assertThat(call.getTool()).isEqualTo(OutputRouter.SHELL_TOOL);
+        assertThat(call.getArguments()).isEqualTo("{\"command\":\"ls\"}");
+        assertThat(call.getCallId()).isEqualTo("s1-out#1");
+        assertThat(call.getCaller()).isEqualTo(OutputRouter.NO_SKILL_CALLER);
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
+    @Test
+    void blocksKeepLineageAndPosition() {
+        outputs.pipeInput("s1", Records.output("s1", "PLAN: a\nRESPONSE: b").setParentId("p0").build());
+
+        List<RoutedBlock> cli = channels.get(Channel.CLI_CHAT).readValuesToList();
+        assertThat(cli).extracting(RoutedBlock::getSequence).containsExactly(0, 1);
+        assertThat(cli).allSatisfy(block -> {
+            assertThat(block.getBlockCount()).isEqualTo(2);
+            assertThat(block.getPacketId()).isEqualTo("0a1b2c3d");
+            assertThat(block.getParentId()).isEqualTo("p0");
+            assertThat(block.getRequestId()).isEqualTo("s1-r1");
+            assertThat(block.getSessionId()).isEqualTo("s1");
+            assertThat(block.getChannel()).isEqualTo("cli_chat");
+        });
+    }
+
+    @Test
+    void aSkillsExecuteBlockIsCalledUnderThatSkill() {
+        outputs.pipeInput("s1", Records.output("s1", "EXECUTE: git status").setActiveSkill("git").build());
+
+        ToolCall call = toolCalls.readValue();
+        assertThat(call.getSkill()).isEqualTo("git");
+        assertThat(call.getCaller()).isEqualTo("git");
+    }
+
+    @Test
+    void badOutputsAreDeadLetteredAndTheNextOneIsStillRouted() {
+        TestInputTopic<String, byte[]> raw = TopicDriver.raw(driver, topics.llmOutputs);
+        raw.pipeInput("s1", new byte[] {(byte) 0xC3, 0x01, 1, 2, 3});
+        outputs.pipeInput("s1", Records.output("s1", "x".repeat(OutputRouter.MAX_OUTPUT_CHARS + 1)).build());
+        outputs.pipeInput("s2", Records.output("s2", "RESPONSE: fine").build());
+
+        // The undecodable record's letter is not visible here (TopologyTestDriver drops what a deserialization
+        // handler returns); PipelineIT sees it on a real broker. The oversized one is a processing-time letter.
+        List<DeadLetter> letters = deadLetters.readValuesToList();
+        assertThat(letters).extracting(DeadLetter::getErrorKind).containsExactly(ErrorKind.VALIDATION);
+        assertThat(letters.get(0).getReason()).contains("over the limit of " + OutputRouter.MAX_OUTPUT_CHARS);
+        assertThat(letters.get(0).getSourceOffset()).isEqualTo(1L);
+        assertThat(new String(letters.get(0).getKey().array(), StandardCharsets.UTF_8)).isEqualTo("s1");
+        assertThat(channels.get(Channel.WEB_CHAT).readValuesToList()).extracting(RoutedBlock::getText)
+                .containsExactly("fine");
+    }
+
+    private List<Marker> markers(Channel channel) {
+        return channels.get(channel).readValuesToList().stream().map(RoutedBlock::getMarker).toList();
+    }
+}

@@ -1,0 +1,32 @@
+package io.cognitionstreams.testing;
+
+import java.nio.file.Path;
+import java.util.Properties;
+
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyTestDriver;
+
+import io.cognitionstreams.app.StreamsSettings;
+import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.Topics;
+
+/** TopologyTestDriver set up like the app: exactly-once and the app's own dead-letter handlers. */
+public final class Drivers {
+
+    private Drivers() {
+    }
+
+    public static Topics topics() {
+        return new Topics(new SingleObjectAvroSerdeFactory());
+    }
+
+    public static TopologyTestDriver driver(Topology topology, Path stateDir) {
+        Properties props = StreamsSettings.errorHandling();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test-" + System.nanoTime());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        return new TopologyTestDriver(topology, props);
+    }
+}

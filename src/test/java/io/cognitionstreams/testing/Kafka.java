@@ -1,0 +1,75 @@
+package io.cognitionstreams.testing;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import io.cognitionstreams.topics.Topic;
+
+/** Plain clients for integration tests: produce as an agent would, read committed as a channel consumer would. */
+public final class Kafka {
+
+    private Kafka() {
+    }
+
+    public static RecordMetadata send(String bootstrap, String topic, String key, byte[] value) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            return producer.send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value)).get();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot send to " + topic, e);
+        }
+    }
+
+    public static <V> RecordMetadata send(String bootstrap, Topic<String, V> topic, String key, V value) {
+        return send(bootstrap, topic.name(), key, topic.valueSerde().serializer().serialize(topic.name(), value));
+    }
+
+    /**
+     * Reads {@code topic} from the beginning, read_committed, until {@code done} holds for what matched
+     * {@code wanted} so far, or fails after the timeout with what it saw.
+     */
+    public static <V> List<V> readUntil(String bootstrap, Topic<String, V> topic, Predicate<V> wanted,
+                                        Predicate<List<V>> done, Duration timeout) {
+        List<V> matched = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic.name()).stream()
+                    .map(info -> new TopicPartition(topic.name(), info.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!done.test(matched)) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("timed out after " + timeout + " reading " + topic.name()
+                            + "; matched so far: " + matched);
+                }
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    V value = topic.valueSerde().deserializer().deserialize(topic.name(), record.value());
+                    if (wanted.test(value)) {
+                        matched.add(value);
+                    }
+                }
+            }
+        }
+        return matched;
+    }
+}

@@ -1,0 +1,35 @@
+package io.cognitionstreams.testing;
+
+import java.time.Instant;
+
+import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.LlmOutput;
+
+/** Valid records to start tests from; each test changes only what it is about. */
+public final class Records {
+
+    public static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+
+    private Records() {
+    }
+
+    public static CognitionRequest.Builder request(String session, String prompt) {
+        return CognitionRequest.newBuilder()
+                .setRequestId(session + "-r1")
+                .setSessionId(session)
+                .setUserPrompt(prompt)
+                .setTargetModel("gpt-4o")
+                .setTimestamp(T0);
+    }
+
+    public static LlmOutput.Builder output(String session, String text) {
+        return LlmOutput.newBuilder()
+                .setOutputId(session + "-out")
+                .setPacketId("0a1b2c3d")
+                .setRequestId(session + "-r1")
+                .setSessionId(session)
+                .setModel("replay:test")
+                .setText(text)
+                .setTimestamp(T0);
+    }
+}

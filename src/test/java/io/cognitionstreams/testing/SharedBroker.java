@@ -1,0 +1,49 @@
+package io.cognitionstreams.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+import io.cognitionstreams.broker.BrokerSettings;
+import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+
+/**
+ * One real embedded broker for every integration test in the JVM (starting one costs seconds). Tests that share it
+ * use their own application ids and session ids, so they never read each other's records.
+ */
+public final class SharedBroker implements ParameterResolver {
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        return parameter.getParameter().getType() == EmbeddedKafkaBroker.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        return context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+                .getOrComputeIfAbsent(SharedBroker.class, key -> new Holder(), Holder.class).broker;
+    }
+
+    private static final class Holder implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+        private final EmbeddedKafkaBroker broker;
+
+        Holder() {
+            try {
+                Path dir = Files.createTempDirectory("cognition-it-broker");
+                broker = EmbeddedKafkaBroker.start(new BrokerSettings(dir, 0, 0, Duration.ofSeconds(60)));
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void close() {
+            broker.close();
+        }
+    }
+}
