@@ -40,6 +40,8 @@ import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.avro.specific.SpecificRecordBase;
 
+import io.cognitionstreams.serde.TrustedPackages;
+
 /**
  * Converts Avro records to and from one line of "natural" JSON: the form {@code produce} reads and
  * {@code tail} prints (see docs/json-format.md). This is not Avro's own JSON encoding.
@@ -64,8 +66,8 @@ import org.apache.avro.specific.SpecificRecordBase;
  * <p>Every failure is a {@link JsonAvroException} naming the JSON path of the offending value.
  *
  * <p>Generated classes are created through their {@link SpecificData} model, which resolves
- * nested record and enum classes by name: since Avro 1.12 the JVM must trust the package, with
- * {@code -Dorg.apache.avro.SERIALIZABLE_PACKAGES=io.cognitionstreams}.
+ * nested record and enum classes by name: since Avro 1.12 their package must be trusted, which
+ * loading this class does ({@link TrustedPackages}).
  *
  * <p>Thread-safe: all state is immutable.
  */
@@ -81,6 +83,10 @@ public final class JsonAvro {
   private static final Pattern SOURCE =
       Pattern.compile("\\[Source: [^\\]]*?; (line: \\d+, column: \\d+)\\]");
   private static final int MAX_SHOWN = 60;
+
+  static {
+    TrustedPackages.allowGeneratedClasses();
+  }
 
   private JsonAvro() {}
 

@@ -1,0 +1,61 @@
+package io.cognitionstreams.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.cognitionstreams.broker.BrokerSettings;
+import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Topics;
+
+/** The README's run command, twice on one data directory: the second run finds the first run's data. */
+class RunCommandIT {
+
+    @TempDir
+    Path dataDir;
+
+    @Test
+    void theDemoRunsEndToEndAndARestartKeepsTopicsAndCommittedData() throws IOException {
+        Cli first = runDemo();
+        Cli second = runDemo();
+
+        for (Cli run : new Cli[] {first, second}) {
+            assertThat(run.exitCode()).as(run.err()).isZero();
+            assertThat(run.err()).contains("embedded Kafka broker at 127.0.0.1:");
+            assertThat(run.out()).contains("sent 4 demo requests and 1 malformed record to cognition.requests")
+                    .containsPattern("channel\\.cli_chat\\s+demo-deploy\\s+1/\\d+ PLAN")
+                    .containsPattern("channel\\.web_chat\\s+demo-triage\\s+\\d+/\\d+ RESPONSE")
+                    .containsPattern("tool\\.calls\\s+demo-cleanup\\s+shell\\.run")
+                    .containsPattern("cognition\\.dlq\\s+cognition\\.requests-\\d+@\\d+ DESERIALIZATION");
+            assertThat(run.out()).doesNotContainPattern("channel\\.(web|discord)_chat\\s+\\S+\\s+\\S+ PLAN");
+        }
+        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(
+                new BrokerSettings(dataDir.resolve("kafka"), 0, 0, Duration.ofSeconds(60)))) {
+            Cli tail = Cli.run("tail", "--topic", Topics.channelTopic(Channel.CLI_CHAT), "--bootstrap-servers",
+                    broker.bootstrapServers(), "--timeout", "5s");
+            long deployPlans = tail.out().lines()
+                    .filter(line -> line.contains("\"session_id\":\"demo-deploy\"") && line.contains("\"PLAN\""))
+                    .count();
+            assertThat(deployPlans).as("one PLAN per run, both kept across the restart").isEqualTo(2);
+        }
+    }
+
+    private Cli runDemo() throws IOException {
+        return Cli.run("run", "--data-dir", dataDir.toString(), "--port", String.valueOf(freePort()),
+                "--controller-port", String.valueOf(freePort()), "--demo", "--exit-after-demo",
+                "--demo-timeout", "120s");
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
