@@ -2,10 +2,17 @@ package io.cognitionstreams.serde;
 
 import java.util.Map;
 
-/** Chooses the value wire format from configuration: registry-less unless a schema registry URL is set. */
+/**
+ * Chooses the value wire format from configuration: registry-less unless a schema registry URL is set, and then the
+ * Confluent wire format through {@link RegistryAvroSerdeFactory}, which also reads
+ * {@link RegistryAvroSerdeFactory#COMPATIBILITY} and {@code apicurio.registry.*} keys from the same map.
+ */
 public final class AvroSerdes {
 
-    /** Config key (in the Streams and client configs) naming a Confluent-compatible schema registry. */
+    /**
+     * Config key (in the Streams and client configs) naming the schema registry: an Apicurio Registry 3, whose
+     * Confluent-compatible API serves the ids written in the values (see docs/serialization.md).
+     */
     public static final String SCHEMA_REGISTRY_URL = "cognition.schema.registry.url";
 
     private AvroSerdes() {
@@ -21,6 +28,6 @@ public final class AvroSerdes {
         if (url == null || url.toString().isBlank()) {
             return new SingleObjectAvroSerdeFactory();
         }
-        throw new IllegalStateException("schema registry support is not built yet");
+        return new RegistryAvroSerdeFactory(url.toString(), configs);
     }
 }
