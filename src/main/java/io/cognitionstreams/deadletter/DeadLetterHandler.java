@@ -28,7 +28,9 @@ import io.cognitionstreams.topics.Topics;
  * answered or dead-lettered, never both and never neither.
  *
  * <p>Serialization failures on the way out are dead-lettered too; any other production error (broker down,
- * authorization) fails the task instead, because resuming there would silently drop a valid record.
+ * authorization) fails the task instead, because resuming there would silently drop a valid record. For the same
+ * reason a schema registry that cannot be reached fails the task (its thread is replaced and retries from the
+ * last commit) instead of dead-lettering records that are fine.
  */
 public class DeadLetterHandler
         implements DeserializationExceptionHandler, ProcessingExceptionHandler, ProductionExceptionHandler {
@@ -50,6 +52,9 @@ public class DeadLetterHandler
     public DeserializationExceptionHandler.Response handleError(ErrorHandlerContext context,
                                                                 ConsumerRecord<byte[], byte[]> record,
                                                                 Exception exception) {
+        if (AvroSerdes.isRegistryOutage(exception)) {
+            return DeserializationExceptionHandler.Response.fail();
+        }
         return DeserializationExceptionHandler.Response.resume(letter(ErrorKind.DESERIALIZATION, context, exception,
                 record.key(), record.value()));
     }
@@ -66,6 +71,9 @@ public class DeadLetterHandler
     public ProductionExceptionHandler.Response handleSerializationError(ErrorHandlerContext context,
                                                                        ProducerRecord record, Exception exception,
                                                                        SerializationExceptionOrigin origin) {
+        if (AvroSerdes.isRegistryOutage(exception)) {
+            return ProductionExceptionHandler.Response.fail();
+        }
         return ProductionExceptionHandler.Response.resume(letter(ErrorKind.PROCESSING, context, exception,
                 context.sourceRawKey(), context.sourceRawValue()));
     }

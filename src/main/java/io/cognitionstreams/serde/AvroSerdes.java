@@ -23,6 +23,21 @@ public final class AvroSerdes {
         return fromConfig(url.<Map<String, Object>>map(u -> Map.of(SCHEMA_REGISTRY_URL, u)).orElse(Map.of()));
     }
 
+    /**
+     * Whether a serde failed because the registry could not be reached, not because of the record. Such a record
+     * is not bad input: it must be retried once the registry is back, never dead-lettered.
+     */
+    public static boolean isRegistryOutage(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof java.net.UnknownHostException
+                    || t instanceof java.net.SocketTimeoutException
+                    || t instanceof java.net.http.HttpTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public static AvroSerdeFactory fromConfig(Map<String, ?> configs) {
         Object url = configs.get(SCHEMA_REGISTRY_URL);
         if (url == null || url.toString().isBlank()) {

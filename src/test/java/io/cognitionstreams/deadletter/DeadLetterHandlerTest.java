@@ -97,6 +97,18 @@ class DeadLetterHandlerTest {
                 .isEqualTo(ProductionExceptionHandler.Result.FAIL);
     }
 
+    @Test
+    void anUnreachableSchemaRegistryFailsTheTaskInsteadOfDeadLetteringGoodRecords() {
+        SerializationException outage = new SerializationException("cannot register",
+                new java.net.ConnectException("Connection refused"));
+
+        assertThat(handler.handleError(context, new ConsumerRecord<>("cognition.requests", 2, 41L, KEY, VALUE),
+                outage).result()).isEqualTo(DeserializationExceptionHandler.Result.FAIL);
+        assertThat(handler.handleSerializationError(context, new ProducerRecord<>("cognition.packets", KEY, VALUE),
+                outage, ProductionExceptionHandler.SerializationExceptionOrigin.VALUE).result())
+                .isEqualTo(ProductionExceptionHandler.Result.FAIL);
+    }
+
     private static DeadLetter onlyLetter(List<ProducerRecord<byte[], byte[]>> records) {
         assertThat(records).hasSize(1);
         ProducerRecord<byte[], byte[]> record = records.get(0);
