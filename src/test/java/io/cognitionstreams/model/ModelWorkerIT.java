@@ -1,0 +1,100 @@
+package io.cognitionstreams.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.cognitionstreams.app.Pipeline;
+import io.cognitionstreams.app.TopicProvisioner;
+import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.deadletter.DeadLetters;
+import io.cognitionstreams.schema.CognitionPacket;
+import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.testing.Drivers;
+import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Records;
+import io.cognitionstreams.testing.SharedBroker;
+import io.cognitionstreams.topics.Topics;
+
+/** The model worker on a real broker: answers, retries, and dead-letters what it cannot answer. */
+@ExtendWith(SharedBroker.class)
+class ModelWorkerIT {
+
+    @Test
+    void answersPacketsRetriesPassingFailuresAndDeadLettersTheRest(EmbeddedKafkaBroker broker) throws Exception {
+        String bootstrap = broker.bootstrapServers();
+        Topics topics = Drivers.topics();
+        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            TopicProvisioner.ensure(admin, topics, 3, (short) 1);
+        }
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        AtomicInteger flakyCalls = new AtomicInteger();
+        ModelClient model = (name, prompt) -> {
+            String user = prompt.get(prompt.size() - 1).content();
+            if (user.startsWith("refuse")) {
+                throw new ModelClient.ModelException("HTTP 400: prompt refused", false, null);
+            }
+            if (user.startsWith("flaky") && flakyCalls.incrementAndGet() < 3) {
+                throw new ModelClient.ModelException("HTTP 503", true, null);
+            }
+            return new ModelClient.Completion("RESPONSE: answer to " + user, "test-model", 5, 4);
+        };
+        ModelWorker worker = new ModelWorker(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+                "worker-" + run, topics, model, 3, 10);
+        Thread thread = new Thread(worker, "model-worker-it");
+        thread.start();
+        try {
+            var assembler = Pipeline.Parts.defaults().assembler();
+            String ok = "ok-" + run;
+            String flaky = "flaky-" + run;
+            String refused = "refuse-" + run;
+            for (String session : List.of(ok, flaky, refused)) {
+                CognitionPacket packet = assembler.assemble(Records.request(session, session + " please").build());
+                Kafka.send(bootstrap, topics.packets, session, packet);
+            }
+            var garbage = Kafka.send(bootstrap, topics.packets.name(), "junk-" + run,
+                    "junk".getBytes(StandardCharsets.UTF_8));
+
+            List<LlmOutput> outputs = Kafka.readUntil(bootstrap, topics.llmOutputs,
+                    output -> Set.of(ok, flaky).contains(output.getSessionId()), seen -> seen.size() >= 2,
+                    Duration.ofSeconds(60));
+            assertThat(outputs).extracting(LlmOutput::getText).containsExactlyInAnyOrder(
+                    "RESPONSE: answer to " + ok + " please", "RESPONSE: answer to " + flaky + " please");
+            assertThat(outputs).allSatisfy(output -> {
+                assertThat(output.getModel()).isEqualTo("test-model");
+                assertThat(output.getOutputId()).isEqualTo(output.getPacketId() + "-out");
+            });
+            assertThat(flakyCalls).hasValue(3);
+
+            List<DeadLetter> letters = Kafka.readUntil(bootstrap, topics.deadLetters,
+                    letter -> letter.getSourceTopic().equals(Topics.COGNITION_PACKETS)
+                            && (new String(letter.getKey().array(), StandardCharsets.UTF_8).endsWith(run)),
+                    seen -> seen.size() >= 2, Duration.ofSeconds(60));
+            assertThat(letters).extracting(DeadLetter::getErrorKind)
+                    .containsExactlyInAnyOrder(ErrorKind.PROCESSING, ErrorKind.DESERIALIZATION);
+            assertThat(letters).anySatisfy(letter -> {
+                assertThat(letter.getReason()).isEqualTo("HTTP 400: prompt refused");
+                assertThat(letter.getProcessor()).isEqualTo("model-worker");
+            });
+            assertThat(letters).anySatisfy(letter -> assertThat(DeadLetters.key(letter.getSourceTopic(),
+                    letter.getSourcePartition(), letter.getSourceOffset()))
+                    .isEqualTo(DeadLetters.key(garbage.topic(), garbage.partition(), garbage.offset())));
+        } finally {
+            worker.close();
+            thread.join(10_000);
+        }
+    }
+}
