@@ -1,13 +1,13 @@
 package io.cognitionstreams.app;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +20,8 @@ import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.topics.Topics;
 
 /**
- * One running instance: its topics ensured, every topology in one {@link KafkaStreams}, and the model worker on
- * its own thread. Start it, then close it (Ctrl-C does so through the CLI's shutdown hook).
+ * One running instance: its topics ensured, one {@link KafkaStreams} per capability (see {@link Pipeline}), and the
+ * model worker on its own thread. Start it, then close it (Ctrl-C does so through the CLI's shutdown hook).
  */
 public final class CognitionRuntime implements AutoCloseable {
 
@@ -29,11 +29,12 @@ public final class CognitionRuntime implements AutoCloseable {
 
     private final Settings settings;
     private final Topics topics;
-    private final KafkaStreams streams;
+    private final Map<String, KafkaStreams> streams;
     private final ModelWorker worker;
     private final Thread workerThread;
 
-    private CognitionRuntime(Settings settings, Topics topics, KafkaStreams streams, ModelWorker worker) {
+    private CognitionRuntime(Settings settings, Topics topics, Map<String, KafkaStreams> streams,
+                             ModelWorker worker) {
         this.settings = settings;
         this.topics = topics;
         this.streams = streams;
@@ -43,24 +44,28 @@ public final class CognitionRuntime implements AutoCloseable {
 
     public static CognitionRuntime start(Settings settings) {
         Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-        Properties streamsProps = StreamsSettings.of(settings);
         Topics topics = new Topics(AvroSerdes.forRegistry(settings.schemaRegistryUrl()));
         try (Admin admin = Admin.create(client)) {
             TopicProvisioner.ensure(admin, topics, settings.partitions(), settings.replicationFactor());
         }
-        Topology topology = Pipeline.combined(topics, Pipeline.Parts.defaults(), streamsProps);
-        KafkaStreams streams = new KafkaStreams(topology, streamsProps);
-        // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from its
-        // last committed transaction by the replacement thread.
-        streams.setUncaughtExceptionHandler(error -> {
-            LOG.error("stream thread failed, replacing it", error);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
-        });
+        Pipeline.Parts parts = Pipeline.Parts.defaults();
+        Map<String, KafkaStreams> streams = new LinkedHashMap<>();
+        for (String capability : Pipeline.capabilities(parts).keySet()) {
+            Properties props = StreamsSettings.of(settings, capability);
+            KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props);
+            // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
+            // its last committed transaction by the replacement thread.
+            app.setUncaughtExceptionHandler(error -> {
+                LOG.error("{} stream thread failed, replacing it", capability, error);
+                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+            });
+            streams.put(capability, app);
+        }
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + "-model-worker", topics,
                 modelClient(settings.model()), settings.model().attempts(),
                 settings.model().usesReplay() ? 100 : 1);
         CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, worker);
-        streams.start();
+        streams.values().forEach(KafkaStreams::start);
         runtime.workerThread.start();
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
                 topics.avro().describe(), settings.model().endpoint().orElse("replay model"));
@@ -79,24 +84,27 @@ public final class CognitionRuntime implements AutoCloseable {
         return topics;
     }
 
-    public KafkaStreams.State state() {
-        return streams.state();
+    /** Each capability's Kafka Streams state. */
+    public Map<String, KafkaStreams.State> states() {
+        Map<String, KafkaStreams.State> states = new LinkedHashMap<>();
+        streams.forEach((name, app) -> states.put(name, app.state()));
+        return states;
     }
 
     public Settings settings() {
         return settings;
     }
 
-    /** Blocks until the streams are RUNNING, or fails after the timeout. */
+    /** Blocks until every capability is RUNNING, or fails after the timeout. */
     public void awaitRunning(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (streams.state() != KafkaStreams.State.RUNNING) {
-            if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING) {
-                throw new IllegalStateException("kafka streams stopped in state " + streams.state());
+        while (!states().values().stream().allMatch(state -> state == KafkaStreams.State.RUNNING)) {
+            if (states().values().stream().anyMatch(state -> state == KafkaStreams.State.ERROR
+                    || state == KafkaStreams.State.NOT_RUNNING)) {
+                throw new IllegalStateException("kafka streams stopped: " + states());
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("kafka streams not running after " + timeout + " (state "
-                        + streams.state() + ")");
+                throw new IllegalStateException("kafka streams not running after " + timeout + ": " + states());
             }
             Thread.sleep(100);
         }
@@ -110,6 +118,8 @@ public final class CognitionRuntime implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        streams.close(Duration.ofSeconds(30));
+        // Close them all at once: each waits for its threads to commit, and they do not depend on each other.
+        streams.values().forEach(app -> app.close(Duration.ZERO));
+        streams.values().forEach(app -> app.close(Duration.ofSeconds(30)));
     }
 }

@@ -19,9 +19,11 @@ import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topics.Topics;
 
 /**
- * All capabilities of the app, each a static topology builder, composed into one Kafka Streams topology (one set
- * of threads, one transaction per task across capabilities). Each capability can also be built alone, which is
- * what topology-docs/ draws and what each capability's tests drive.
+ * All capabilities of the app, each a static topology builder. Each runs as its own Kafka Streams application
+ * ({@code <application id>-<capability>}): capabilities read some topics in common (assembly and routing both
+ * read llm.outputs, one for history and one for routing), which one topology cannot do, and each scales, fails
+ * and restores its state independently. The same builders are what topology-docs/ draws and what each
+ * capability's tests drive.
  */
 public final class Pipeline {
 
@@ -49,19 +51,17 @@ public final class Pipeline {
         return capabilities;
     }
 
-    public static Topology combined(Topics topics, Parts parts, Properties streamsProperties) {
-        StreamsBuilder builder = new StreamsBuilder();
-        capabilities(parts).values().forEach(capability -> capability.accept(builder, topics));
-        return builder.build(streamsProperties);
-    }
-
-    public static Topology single(String name, Topics topics, Parts parts) {
+    public static Topology topology(String name, Topics topics, Parts parts, Properties streamsProperties) {
         BiConsumer<StreamsBuilder, Topics> capability = capabilities(parts).get(name);
         if (capability == null) {
             throw new IllegalArgumentException("no capability named " + name);
         }
         StreamsBuilder builder = new StreamsBuilder();
         capability.accept(builder, topics);
-        return builder.build();
+        return builder.build(streamsProperties);
+    }
+
+    public static Topology topology(String name, Topics topics, Parts parts) {
+        return topology(name, topics, parts, new Properties());
     }
 }

@@ -14,9 +14,10 @@ public final class StreamsSettings {
     private StreamsSettings() {
     }
 
-    public static Properties of(Settings settings) {
+    /** The configuration of one capability's Kafka Streams application. */
+    public static Properties of(Settings settings, String capability) {
         Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId() + "-" + capability);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir().toString());

@@ -42,7 +42,7 @@ public final class TopologyDocs {
         Pipeline.Parts parts = Pipeline.Parts.defaults();
         Map<String, String> files = new LinkedHashMap<>();
         for (String name : Pipeline.capabilities(parts).keySet()) {
-            TopologyDescription description = Pipeline.single(name, topics, parts).describe();
+            TopologyDescription description = Pipeline.topology(name, topics, parts).describe();
             files.put(name + ".txt", description.toString());
             files.put(name + ".md", mermaid(name, description));
         }
