@@ -9,7 +9,8 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 
 import io.cognitionstreams.assembly.AssemblyTopology;
-import io.cognitionstreams.assembly.Identity;
+import io.cognitionstreams.assembly.ContextLayers;
+import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.routing.DestinationMatrix;
@@ -32,8 +33,9 @@ public final class Pipeline {
 
         public static Parts defaults() {
             Tokenizers tokenizers = new Tokenizers();
-            TaskInstructions instructions = TaskInstructions.defaults(tokenizers.forModel("gpt-4o"));
-            return new Parts(new PacketAssembler(tokenizers, instructions, Identity.DEFAULT_TEXT),
+            FieldCompressor compressor = FieldCompressor.NONE;
+            return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
+                    ContextLayers.defaults(compressor), compressor),
                     new OutputRouter(DestinationMatrix.defaults()));
         }
     }

@@ -1,23 +1,317 @@
 package io.cognitionstreams.assembly;
 
-import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.kstream.Named;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
 
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.BranchedKStream;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cognitionstreams.deadletter.DeadLetters;
+import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.schema.ChatMessage;
+import io.cognitionstreams.schema.ChatRole;
+import io.cognitionstreams.schema.CognitionPacket;
+import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.schema.HistoryEntry;
+import io.cognitionstreams.schema.Identity;
+import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.SessionState;
+import io.cognitionstreams.schema.Severity;
+import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.tokens.TokenCounter;
+import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
-/** cognition.requests -> validate -> assemble within budget -> cognition.packets. */
+/**
+ * Budget compression: cognition.requests -> packets within budget -> cognition.packets, with what it needs kept in
+ * state: each session's history (fed back from llm.outputs), a pending re-anchoring protocol (from denied calls on
+ * tool.decisions), and the skills and governed identity as global stores, so an edited skill shows up in the next
+ * packet without a restart.
+ */
 public final class AssemblyTopology {
 
     public static final String NAME = "assembly";
+    public static final String SESSION_STORE = "session-state";
+    public static final String HISTORY_STORE = "session-history";
+    public static final String SKILLS_STORE = "skills";
+    public static final String IDENTITY_STORE = "identity";
+
+    private static final Logger LOG = LoggerFactory.getLogger(AssemblyTopology.class);
 
     private AssemblyTopology() {
     }
 
     public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler) {
-        // Keyed by session already, so no repartition: a session's requests are assembled in order in one task.
-        builder.stream(topics.requests.name(), topics.requests.consumed())
-                .mapValues(RequestValidator::requireValid, Named.as("validate-request"))
-                .mapValues(assembler::assemble, Named.as("assemble-packet"))
-                .to(topics.packets.name(), topics.packets.produced());
+        // Skills and identity are small and read by every session: a global copy on each instance, not a join.
+        builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(SKILLS_STORE),
+                        Serdes.String(), topics.skills.valueSerde()).withLoggingDisabled(),
+                topics.skills.name(), topics.skills.consumed(), SkillsLoader::new);
+        builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(IDENTITY_STORE),
+                        Serdes.String(), topics.identity.valueSerde()).withLoggingDisabled(),
+                topics.identity.name(), topics.identity.consumed(), IdentityLoader::new);
+        // Changelogged, so a restart or a rebalance restores every session's history and pending re-anchor.
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_STORE),
+                Serdes.String(), topics.serde(SessionState.class)));
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HISTORY_STORE),
+                Serdes.String(), topics.serde(HistoryEntry.class)));
+
+        // All three inputs are keyed by session and share the stores, so they form one sub-topology whose task
+        // for partition p owns the sessions of partition p on every topic: no repartition is needed.
+        BranchedKStream<String, SpecificRecord> out = builder
+                .stream(topics.requests.name(), topics.requests.consumed())
+                .process(() -> new Assemble(assembler, topics.requests), Named.as("assemble"), SESSION_STORE,
+                        HISTORY_STORE)
+                .split(Named.as("assembled-"));
+        out.branch((session, record) -> record instanceof CognitionPacket, Branched.withConsumer(packets -> packets
+                .mapValues(record -> (CognitionPacket) record, Named.as("as-packet"))
+                .to(topics.packets.name(), topics.packets.produced()), "packet"));
+        out.branch((session, record) -> record instanceof PipelineEvent, Branched.withConsumer(events -> events
+                .mapValues(record -> (PipelineEvent) record, Named.as("as-event"))
+                .to(topics.events.name(), topics.events.produced()), "event"));
+        out.branch((session, record) -> record instanceof DeadLetter, Branched.withConsumer(letters -> letters
+                .mapValues(record -> (DeadLetter) record, Named.as("as-dead-letter"))
+                .to(topics.deadLetters.name(), topics.deadLetters.produced()), "dead-letter"));
+        out.noDefaultBranch();
+
+        builder.stream(topics.llmOutputs.name(), topics.llmOutputs.consumed())
+                .process(() -> new RememberOutput(assembler), Named.as("remember-output"), SESSION_STORE,
+                        HISTORY_STORE);
+        builder.stream(topics.toolDecisions.name(), topics.toolDecisions.consumed())
+                .process(ReanchorOnDenial::new, Named.as("reanchor-on-denial"), SESSION_STORE);
+    }
+
+    static SessionState stateOf(KeyValueStore<String, SessionState> sessions, String session) {
+        SessionState state = sessions.get(session);
+        return state != null ? state : SessionState.newBuilder().build();
+    }
+
+    /** Assembles one request; budget failures become an event and a dead letter, never a cut packet. */
+    private static final class Assemble implements Processor<String, CognitionRequest, String, SpecificRecord> {
+        private final PacketAssembler assembler;
+        private final Topic<String, CognitionRequest> requests;
+        private ProcessorContext<String, SpecificRecord> context;
+        private KeyValueStore<String, SessionState> sessions;
+        private HistoryStore history;
+        private KeyValueStore<String, Skill> skills;
+        private KeyValueStore<String, Identity> identity;
+
+        Assemble(PacketAssembler assembler, Topic<String, CognitionRequest> requests) {
+            this.assembler = assembler;
+            this.requests = requests;
+        }
+
+        @Override
+        public void init(ProcessorContext<String, SpecificRecord> context) {
+            this.context = context;
+            sessions = context.getStateStore(SESSION_STORE);
+            history = new HistoryStore(context.getStateStore(HISTORY_STORE));
+            skills = context.getStateStore(SKILLS_STORE);
+            identity = context.getStateStore(IDENTITY_STORE);
+        }
+
+        @Override
+        public void process(Record<String, CognitionRequest> record) {
+            CognitionRequest request = RequestValidator.requireValid(record.value());
+            String session = request.getSessionId();
+            SessionState state = stateOf(sessions, session);
+            Optional<Skill> skill = activeSkill(request);
+            TokenCounter counter = assembler.counterFor(request.getTargetModel());
+            PacketAssembler.Assembly assembly;
+            try (HistoryStore.NewestFirst recent = history.newestFirst(session, state.getNextSequence(), counter)) {
+                Identity governed = identity.get(IdentityGovernance.KEY);
+                assembly = assembler.assemble(new AssemblyInput(request,
+                        governed != null ? governed.getText() : IdentityDefaults.TEXT, skill, this::allSkills,
+                        AssemblyInput.MemorySearch.NONE, () -> recent,
+                        Optional.ofNullable(state.getReanchorProtocol())));
+            } catch (TokenBudgetException e) {
+                refuse(record, request, e);
+                return;
+            }
+            CognitionPacket packet = assembly.packet();
+            context.forward(record.withValue(packet));
+            assembly.events().forEach(event -> context.forward(record.withValue(event)));
+            SessionState.Builder next = SessionState.newBuilder(state)
+                    .setEncoding(packet.getEncoding())
+                    .setReanchorSkill(null)
+                    .setReanchorProtocol(null);
+            if (request.getRetryCount() == 0) {
+                // A retry re-runs the same turn: its prompt is already in the history.
+                history.append(session, state.getNextSequence(), ChatMessage.newBuilder()
+                        .setRole(ChatRole.USER)
+                        .setContent(request.getUserPrompt())
+                        .setTokenCount(packet.getFieldTokens().get("user_prompt"))
+                        .build(), packet.getEncoding(), packet.getMeta().getPacketId());
+                next.setNextSequence(state.getNextSequence() + 1).setTurns(state.getTurns() + 1);
+            }
+            sessions.put(session, next.build());
+        }
+
+        private Optional<Skill> activeSkill(CognitionRequest request) {
+            if (request.getActiveSkill() == null) {
+                return Optional.empty();
+            }
+            Skill skill = skills.get(request.getActiveSkill());
+            if (skill == null) {
+                throw new InvalidRecordException("unknown active_skill '" + request.getActiveSkill()
+                        + "': load it with `cognition skills load`");
+            }
+            return Optional.of(skill);
+        }
+
+        private java.util.Collection<Skill> allSkills() {
+            java.util.List<Skill> all = new java.util.ArrayList<>();
+            try (KeyValueIterator<String, Skill> iterator = skills.all()) {
+                iterator.forEachRemaining(entry -> all.add(entry.value));
+            }
+            return all;
+        }
+
+        private void refuse(Record<String, CognitionRequest> record, CognitionRequest request,
+                            TokenBudgetException error) {
+            Optional<RecordMetadata> metadata = context.recordMetadata();
+            String topic = metadata.map(RecordMetadata::topic).orElse(Topics.COGNITION_REQUESTS);
+            int partition = metadata.map(RecordMetadata::partition).orElse(-1);
+            long offset = metadata.map(RecordMetadata::offset).orElse(-1L);
+            context.forward(record.withValue(PipelineEvent.newBuilder()
+                    .setEventId(request.getRequestId() + "-budget-error")
+                    .setType(Events.TOKEN_BUDGET_ERROR)
+                    .setSeverity(Severity.ERROR)
+                    .setSessionId(request.getSessionId())
+                    .setRequestId(request.getRequestId())
+                    .setMessage(error.getMessage())
+                    .setAttributes(Map.of("field", error.field(), "tokens", String.valueOf(error.tokens()),
+                            "budget", String.valueOf(error.budget())))
+                    .setTimestamp(request.getTimestamp())
+                    .build()));
+            byte[] key = record.key() == null ? null : record.key().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] value = requests.valueSerde().serializer().serialize(topic, request);
+            context.forward(record.withValue(DeadLetters.of(ErrorKind.VALIDATION, error,
+                    new DeadLetters.Origin(topic, partition, offset, "assemble", context.applicationId()), key,
+                    value, Instant.now())));
+        }
+    }
+
+    /** The model's answer joins the history, counted once in the encoding of the packet it answered. */
+    private static final class RememberOutput implements Processor<String, LlmOutput, Void, Void> {
+        private final PacketAssembler assembler;
+        private KeyValueStore<String, SessionState> sessions;
+        private HistoryStore history;
+
+        RememberOutput(PacketAssembler assembler) {
+            this.assembler = assembler;
+        }
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            sessions = context.getStateStore(SESSION_STORE);
+            history = new HistoryStore(context.getStateStore(HISTORY_STORE));
+        }
+
+        @Override
+        public void process(Record<String, LlmOutput> record) {
+            LlmOutput output = record.value();
+            if (output == null || output.getSessionId().isBlank()) {
+                throw new InvalidRecordException("llm output without a session cannot join a history");
+            }
+            SessionState state = stateOf(sessions, output.getSessionId());
+            // Counted in the encoding of the session's last packet: the one the next packet most likely uses.
+            TokenCounter counter = state.getEncoding() != null ? assembler.counterForEncoding(state.getEncoding())
+                    : assembler.counterFor(output.getModel());
+            history.append(output.getSessionId(), state.getNextSequence(), ChatMessage.newBuilder()
+                    .setRole(ChatRole.ASSISTANT)
+                    .setContent(output.getText())
+                    .setTokenCount(counter.count(output.getText()))
+                    .build(), counter.encodingName(), output.getPacketId());
+            sessions.put(output.getSessionId(), SessionState.newBuilder(state)
+                    .setNextSequence(state.getNextSequence() + 1).build());
+        }
+    }
+
+    /** A denied call puts the skill's protocol in front of the model on the session's next packet. */
+    private static final class ReanchorOnDenial implements Processor<String, ToolDecision, Void, Void> {
+        private KeyValueStore<String, SessionState> sessions;
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            sessions = context.getStateStore(SESSION_STORE);
+        }
+
+        @Override
+        public void process(Record<String, ToolDecision> record) {
+            ToolDecision decision = record.value();
+            if (decision == null || decision.getVerdict() != Verdict.DENIED || decision.getProtocol() == null
+                    || decision.getCall().getSessionId() == null) {
+                return;
+            }
+            String session = decision.getCall().getSessionId();
+            sessions.put(session, SessionState.newBuilder(stateOf(sessions, session))
+                    .setReanchorSkill(decision.getCall().getSkill())
+                    .setReanchorProtocol(decision.getProtocol())
+                    .build());
+        }
+    }
+
+    /** Keeps only well-formed skills: a bad SKILL.md must not take the running skill away. */
+    private static final class SkillsLoader implements Processor<String, Skill, Void, Void> {
+        private KeyValueStore<String, Skill> store;
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(SKILLS_STORE);
+        }
+
+        @Override
+        public void process(Record<String, Skill> record) {
+            if (record.key() == null) {
+                LOG.error("skill record without a key ignored: skills are keyed by name");
+            } else if (record.value() == null) {
+                store.delete(record.key());
+            } else if (!record.key().equals(record.value().getName())) {
+                LOG.error("skill record keyed {} names skill {}: ignored, kept the previous version",
+                        record.key(), record.value().getName());
+            } else {
+                store.put(record.key(), record.value());
+            }
+        }
+    }
+
+    /** Applies only governed identity versions; anything else is refused loudly and the current one stays. */
+    private static final class IdentityLoader implements Processor<String, Identity, Void, Void> {
+        private KeyValueStore<String, Identity> store;
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(IDENTITY_STORE);
+        }
+
+        @Override
+        public void process(Record<String, Identity> record) {
+            try {
+                store.put(IdentityGovernance.KEY, IdentityGovernance.requireGoverned(record.value()));
+            } catch (InvalidRecordException e) {
+                Identity current = store.get(IdentityGovernance.KEY);
+                LOG.error("refused identity update: {}; identity stays at {}", e.getMessage(),
+                        current == null ? "the default" : "version " + current.getVersion());
+            }
+        }
     }
 }

@@ -3,24 +3,38 @@ package io.cognitionstreams.assembly;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.model.PromptRenderer;
+import io.cognitionstreams.schema.ChatMessage;
+import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.MetaHeader;
 import io.cognitionstreams.schema.PacketHeader;
 import io.cognitionstreams.schema.PacketPayload;
+import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
 
 /**
- * Builds a cognition packet from a request. Deterministic: the same request gives the same packet bytes (ids are
- * derived from the request, the timestamp is the request's), which replays and forks rely on.
+ * Builds a cognition packet within its MTU and field budgets (seed 003 section 4, seed 002's layers), counted in
+ * the target model's own tokens. Deterministic: the same input gives the same packet bytes (ids derive from the
+ * request, timestamps are the request's), which replays and forks rely on.
+ *
+ * <p>Order of work: identity, persona and task instruction within their limits (compressed when over); the user
+ * prompt reserved whole; the context layers in priority order, each within its share; then as much recent history
+ * as fits its budget, newest first, never starting with a tool result whose call was left out. Finally the rendered
+ * prompt is counted as the model will see it; if framing pushes it over the MTU, the oldest history goes first.
  */
 public final class PacketAssembler {
 
@@ -28,58 +42,246 @@ public final class PacketAssembler {
 
     private final Tokenizers tokenizers;
     private final TaskInstructions instructions;
-    private final String identity;
+    private final List<ContextProvider> providers;
+    private final FieldCompressor compressor;
 
-    public PacketAssembler(Tokenizers tokenizers, TaskInstructions instructions, String identity) {
+    public PacketAssembler(Tokenizers tokenizers, TaskInstructions instructions, List<ContextProvider> providers,
+                           FieldCompressor compressor) {
         this.tokenizers = tokenizers;
         this.instructions = instructions;
-        this.identity = identity;
+        this.providers = List.copyOf(providers);
+        this.compressor = compressor;
     }
 
-    public CognitionPacket assemble(CognitionRequest request) {
+    /** A packet and the events that tell how it was built. */
+    public record Assembly(CognitionPacket packet, List<PipelineEvent> events) {
+    }
+
+    public TokenCounter counterFor(String model) {
+        return tokenizers.forModel(model);
+    }
+
+    public TokenCounter counterForEncoding(String encodingName) {
+        return tokenizers.forEncodingName(encodingName);
+    }
+
+    public Assembly assemble(AssemblyInput input) {
+        CognitionRequest request = input.request();
         TokenCounter counter = tokenizers.forModel(request.getTargetModel());
         TaskInstructions.Instruction instruction = instructions.find(request.getTaskInstructionKey())
                 .orElseThrow(() -> new InvalidRecordException("unknown task_instruction_key '"
                         + request.getTaskInstructionKey() + "'; known: " + instructions.keys()));
         int mtu = request.getMtu() != null ? request.getMtu() : DEFAULT_MTU;
+        String packetId = packetId(request.getRequestId(), request.getRetryCount());
+        List<PipelineEvent> events = new ArrayList<>();
+        Map<String, Integer> fieldTokens = new LinkedHashMap<>();
+        List<Layer> layers = new ArrayList<>();
+
+        FieldBudgets budgets = new FieldBudgets(mtu);
+        Fitted identity = fit("identity", input.identity(), budgets.identity(), counter, request, packetId, events);
+        int remaining = mtu - identity.tokens();
+        Fitted persona = fit("persona", Personas.text(request.getPersona()), FieldBudgets.persona(remaining),
+                counter, request, packetId, events);
+        remaining -= persona.tokens();
+        int taskTokens = counter.count(instruction.text());
+        if (taskTokens > FieldBudgets.TASK_INSTRUCTION_MAX) {
+            throw new TokenBudgetException("task_instruction", taskTokens, FieldBudgets.TASK_INSTRUCTION_MAX,
+                    "registry text too long in " + counter.encodingName());
+        }
+        remaining -= taskTokens;
+        int promptTokens = counter.count(request.getUserPrompt());
+        int promptCost = promptTokens + PromptRenderer.MESSAGE_OVERHEAD;
+        if (promptCost > remaining) {
+            throw new TokenBudgetException("user_prompt", promptCost, Math.max(remaining, 0),
+                    "the user prompt is kept verbatim, never cut");
+        }
+        remaining -= promptCost;
+        layers.add(persona.asLayer("persona", ContextLayers.PERSONA_PRIORITY));
+        layers.add(identity.asLayer("identity", ContextLayers.IDENTITY_PRIORITY));
+
+        String reanchor = null;
+        if (input.reanchor().isPresent()) {
+            Fitted fitted = fit("reanchor", input.reanchor().get(), remaining * 30 / 100, counter, request,
+                    packetId, events);
+            reanchor = fitted.text();
+            remaining -= fitted.tokens();
+            fieldTokens.put("reanchor", fitted.tokens());
+        }
+        int shareBase = remaining;
+        StringBuilder context = new StringBuilder();
+        for (ContextProvider provider : providers) {
+            int budget = Math.min(shareBase * provider.percentOfRemaining() / 100, remaining);
+            Layer layer = provider.provide(input, budget, counter);
+            layers.add(layer);
+            if (!layer.text().isEmpty()) {
+                context.append(context.length() == 0 ? "" : "\n").append(layer.text());
+                remaining -= layer.tokens();
+                fieldTokens.put(layer.name(), layer.tokens());
+            }
+            if (layer.status() == Layer.Status.COMPRESSED) {
+                events.add(overrun(request, packetId, layer.name(), layer.note(), layer.originalTokens(),
+                        layer.tokens(), budget));
+            }
+        }
+
+        Deque<ChatMessage> history = recentHistory(input.history().get(), FieldBudgets.history(remaining), counter);
         PacketHeader header = PacketHeader.newBuilder()
-                .setIdentity(identity)
-                .setPersona(Personas.text(request.getPersona()))
+                .setIdentity(identity.text())
+                .setPersona(persona.text())
                 .setTaskInstructionKey(instruction.key())
                 .setTaskInstruction(instruction.text())
                 .setActiveSkill(request.getActiveSkill())
+                .setContext(context.toString())
+                .setReanchor(reanchor)
                 .build();
-        PacketPayload payload = PacketPayload.newBuilder()
-                .setHistory(List.of())
-                .setUserPrompt(request.getUserPrompt())
-                .build();
-        Map<String, Integer> fieldTokens = new LinkedHashMap<>();
-        fieldTokens.put("identity", counter.count(header.getIdentity()));
-        fieldTokens.put("persona", counter.count(header.getPersona()));
-        fieldTokens.put("task_instruction", counter.count(header.getTaskInstruction()));
-        fieldTokens.put("user_prompt", counter.count(payload.getUserPrompt()));
-        int total = counter.count(PromptRenderer.systemPrompt(header)) + fieldTokens.get("user_prompt");
-        if (total > mtu) {
-            throw new InvalidRecordException("packet needs " + total + " tokens (" + counter.encodingName()
-                    + "), over its MTU of " + mtu);
+        int systemTokens = counter.count(PromptRenderer.systemPrompt(header)) + PromptRenderer.MESSAGE_OVERHEAD;
+        int historyTokens = cost(history);
+        int dropped = 0;
+        while (systemTokens + historyTokens + promptCost > mtu && !history.isEmpty()) {
+            dropOldest(history);
+            historyTokens = cost(history);
+            dropped++;
         }
-        MetaHeader meta = MetaHeader.newBuilder()
-                .setPacketId(packetId(request.getRequestId(), request.getRetryCount()))
-                .setParentId(request.getParentId())
-                .setTimestamp(request.getTimestamp())
-                .setRetryCount(request.getRetryCount() > 0 ? request.getRetryCount() : null)
-                .build();
-        return CognitionPacket.newBuilder()
-                .setMeta(meta)
+        int total = systemTokens + historyTokens + promptCost;
+        if (total > mtu) {
+            throw new TokenBudgetException("packet", total, mtu, "framing of the rendered prompt");
+        }
+        fieldTokens.put("identity", identity.tokens());
+        fieldTokens.put("persona", persona.tokens());
+        fieldTokens.put("task_instruction", taskTokens);
+        fieldTokens.put("history", historyTokens);
+        fieldTokens.put("user_prompt", promptTokens);
+
+        CognitionPacket packet = CognitionPacket.newBuilder()
+                .setMeta(MetaHeader.newBuilder()
+                        .setPacketId(packetId)
+                        .setParentId(request.getParentId())
+                        .setTimestamp(request.getTimestamp())
+                        .setRetryCount(request.getRetryCount() > 0 ? request.getRetryCount() : null)
+                        .build())
                 .setRequestId(request.getRequestId())
                 .setSessionId(request.getSessionId())
                 .setTargetModel(request.getTargetModel())
                 .setEncoding(counter.encodingName())
                 .setMtu(mtu)
                 .setHeader(header)
-                .setPayload(payload)
+                .setPayload(PacketPayload.newBuilder()
+                        .setHistory(new ArrayList<>(history))
+                        .setUserPrompt(request.getUserPrompt())
+                        .build())
                 .setFieldTokens(fieldTokens)
                 .setTotalTokens(total)
+                .build();
+        events.add(0, assembled(packet, layers, history.size(), dropped));
+        return new Assembly(packet, events);
+    }
+
+    private record Fitted(String text, int tokens, int originalTokens, Layer.Status status, String method) {
+        Layer asLayer(String name, int priority) {
+            return new Layer(name, priority, text, tokens, originalTokens, status, method);
+        }
+    }
+
+    private Fitted fit(String field, String text, int budget, TokenCounter counter, CognitionRequest request,
+                       String packetId, List<PipelineEvent> events) {
+        int tokens = counter.count(text);
+        if (tokens <= budget) {
+            return new Fitted(text, tokens, tokens, Layer.Status.KEPT, "");
+        }
+        FieldCompressor.Outcome outcome = compressor.compress(field, text, budget, counter);
+        if (outcome instanceof FieldCompressor.Compressed compressed) {
+            events.add(overrun(request, packetId, field, compressed.method(), tokens,
+                    compressed.compressedTokens(), budget));
+            return new Fitted(compressed.text(), compressed.compressedTokens(), tokens, Layer.Status.COMPRESSED,
+                    compressed.method());
+        }
+        throw new TokenBudgetException(field, tokens, budget, ((FieldCompressor.Failed) outcome).reason());
+    }
+
+    /**
+     * The newest messages that fit, oldest first. The window is contiguous (no holes in the conversation) and
+     * never opens with a tool result: its call was left out, and chat APIs reject a tool result without one.
+     */
+    static Deque<ChatMessage> recentHistory(Iterator<ChatMessage> newestFirst, int budget, TokenCounter counter) {
+        Deque<ChatMessage> window = new ArrayDeque<>();
+        int used = 0;
+        while (newestFirst.hasNext()) {
+            ChatMessage message = newestFirst.next();
+            int tokens = tokens(message, counter);
+            if (used + tokens + PromptRenderer.MESSAGE_OVERHEAD > budget) {
+                break;
+            }
+            window.addFirst(message);
+            used += tokens + PromptRenderer.MESSAGE_OVERHEAD;
+        }
+        while (!window.isEmpty() && window.peekFirst().getRole() == ChatRole.TOOL) {
+            window.removeFirst();
+        }
+        return window;
+    }
+
+    private static void dropOldest(Deque<ChatMessage> history) {
+        history.removeFirst();
+        while (!history.isEmpty() && history.peekFirst().getRole() == ChatRole.TOOL) {
+            history.removeFirst();
+        }
+    }
+
+    private static int tokens(ChatMessage message, TokenCounter counter) {
+        return message.getTokenCount() != null ? message.getTokenCount() : counter.count(message.getContent());
+    }
+
+    private static int cost(Deque<ChatMessage> history) {
+        int sum = 0;
+        for (ChatMessage message : history) {
+            sum += message.getTokenCount() + PromptRenderer.MESSAGE_OVERHEAD;
+        }
+        return sum;
+    }
+
+    private static PipelineEvent assembled(CognitionPacket packet, List<Layer> layers, int historyMessages,
+                                           int droppedForFraming) {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        for (Layer layer : layers) {
+            attributes.put("layer." + layer.name(), "priority=" + layer.priority() + " tokens=" + layer.tokens()
+                    + " chars=" + layer.text().length() + " status=" + layer.status()
+                    + (layer.note().isEmpty() ? "" : " note=" + layer.note()));
+        }
+        attributes.put("history_messages", String.valueOf(historyMessages));
+        attributes.put("history_tokens", String.valueOf(packet.getFieldTokens().get("history")));
+        attributes.put("history_dropped_for_framing", String.valueOf(droppedForFraming));
+        attributes.put("total_tokens", String.valueOf(packet.getTotalTokens()));
+        attributes.put("mtu", String.valueOf(packet.getMtu()));
+        attributes.put("encoding", packet.getEncoding());
+        return PipelineEvent.newBuilder()
+                .setEventId(packet.getMeta().getPacketId() + "-assembled")
+                .setType(Events.CONTEXT_ASSEMBLED)
+                .setSeverity(Severity.INFO)
+                .setSessionId(packet.getSessionId())
+                .setRequestId(packet.getRequestId())
+                .setPacketId(packet.getMeta().getPacketId())
+                .setMessage("packet of " + packet.getTotalTokens() + "/" + packet.getMtu() + " tokens ("
+                        + packet.getEncoding() + ")")
+                .setAttributes(attributes)
+                .setTimestamp(packet.getMeta().getTimestamp())
+                .build();
+    }
+
+    private static PipelineEvent overrun(CognitionRequest request, String packetId, String field, String method,
+                                         int originalTokens, int compressedTokens, int budget) {
+        return PipelineEvent.newBuilder()
+                .setEventId(packetId + "-overrun-" + field)
+                .setType(Events.TOKEN_BUDGET_OVERRUN)
+                .setSeverity(Severity.WARN)
+                .setSessionId(request.getSessionId())
+                .setRequestId(request.getRequestId())
+                .setPacketId(packetId)
+                .setMessage(field + " over its budget of " + budget + " tokens: " + originalTokens + " compressed to "
+                        + compressedTokens + " (" + method + ")")
+                .setAttributes(new java.util.TreeMap<>(Map.of("field", field, "budget", String.valueOf(budget),
+                        "original_tokens", String.valueOf(originalTokens),
+                        "compressed_tokens", String.valueOf(compressedTokens), "method", method)))
+                .setTimestamp(request.getTimestamp())
                 .build();
     }
 

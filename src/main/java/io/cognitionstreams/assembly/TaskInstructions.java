@@ -1,10 +1,14 @@
 package io.cognitionstreams.assembly;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import com.knuddels.jtokkit.api.EncodingType;
+
 import io.cognitionstreams.tokens.TokenCounter;
+import io.cognitionstreams.tokens.Tokenizers;
 
 /**
  * The task-instruction registry of seed 003 section 5: one short directive per stage, each checked at load to fit
@@ -25,27 +29,32 @@ public final class TaskInstructions {
         this.byKey = byKey;
     }
 
-    public static TaskInstructions defaults(TokenCounter counter) {
+    /** The seed's initial keys, each checked against every encoding a target model may use. */
+    public static TaskInstructions defaults(Tokenizers tokenizers) {
+        List<TokenCounter> counters = java.util.Arrays.stream(EncodingType.values())
+                .map(tokenizers::forEncoding).toList();
         Map<String, Instruction> keys = new LinkedHashMap<>();
-        put(keys, counter, "initial_planning", Stage.PLAN,
+        put(keys, counters, "initial_planning", Stage.PLAN,
                 "Think step by step. Emit a PLAN: block with a numbered list of steps before anything else.");
-        put(keys, counter, "refinement", Stage.REFINE,
+        put(keys, counters, "refinement", Stage.REFINE,
                 "Critique the previous PLAN, emit a revised PLAN: block and end it with confidence=x (0 to 1).");
-        put(keys, counter, "observer", Stage.OBSERVE,
+        put(keys, counters, "observer", Stage.OBSERVE,
                 "Watch the streamed RESPONSE. Emit INTERRUPT: with the reason as soon as something goes wrong.");
-        put(keys, counter, "interruption_handling", Stage.ACT,
+        put(keys, counters, "interruption_handling", Stage.ACT,
                 "Repair after the interrupt: propose approved EXECUTE: commands, then a RESPONSE: for the user.");
-        put(keys, counter, "verification", Stage.VERIFY,
+        put(keys, counters, "verification", Stage.VERIFY,
                 "Check the post-execution state. Emit a VERIFY: block that says success or fail and why.");
         return new TaskInstructions(Map.copyOf(keys));
     }
 
-    private static void put(Map<String, Instruction> keys, TokenCounter counter, String key, Stage stage,
+    private static void put(Map<String, Instruction> keys, List<TokenCounter> counters, String key, Stage stage,
                             String text) {
-        int tokens = counter.count(text);
-        if (tokens > MAX_TOKENS) {
-            throw new IllegalArgumentException("task instruction '" + key + "' has " + tokens + " tokens in "
-                    + counter.encodingName() + ", over the limit of " + MAX_TOKENS);
+        for (TokenCounter counter : counters) {
+            int tokens = counter.count(text);
+            if (tokens > MAX_TOKENS) {
+                throw new IllegalArgumentException("task instruction '" + key + "' has " + tokens + " tokens in "
+                        + counter.encodingName() + ", over the limit of " + MAX_TOKENS);
+            }
         }
         keys.put(key, new Instruction(key, text, stage, MAX_TOKENS));
     }

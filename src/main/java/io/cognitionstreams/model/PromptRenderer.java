@@ -28,20 +28,27 @@ public final class PromptRenderer {
         return messages;
     }
 
-    /** Layer order follows seed 002: identity and persona first, then task, then the layered context. */
+    /**
+     * Layers in priority order (seed 002): persona, identity, task, then the layered context (skill protocol, tools,
+     * memory). A re-anchoring protocol comes last, nearest the conversation, because it answers the model's most
+     * recent mistake.
+     */
     public static String systemPrompt(PacketHeader header) {
         StringBuilder prompt = new StringBuilder();
-        section(prompt, "identity", header.getIdentity());
         section(prompt, "persona", header.getPersona());
+        section(prompt, "identity", header.getIdentity());
         section(prompt, "task_instruction", header.getTaskInstruction());
-        if (header.getReanchor() != null) {
-            section(prompt, "reanchor", header.getReanchor());
-        }
         if (!header.getContext().isEmpty()) {
             prompt.append(header.getContext()).append('\n');
         }
+        if (header.getReanchor() != null) {
+            section(prompt, "reanchor", header.getReanchor());
+        }
         return prompt.toString().stripTrailing();
     }
+
+    /** Tokens a chat message costs beyond its content (role and separators), rounded up from OpenAI's format. */
+    public static final int MESSAGE_OVERHEAD = 4;
 
     private static void section(StringBuilder prompt, String tag, String body) {
         if (body == null || body.isEmpty()) {

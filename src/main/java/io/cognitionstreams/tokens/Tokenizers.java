@@ -39,6 +39,7 @@ public final class Tokenizers {
     private final EncodingRegistry registry = Encodings.newLazyEncodingRegistry();
     private final EncodingType fallback;
     private final Map<String, TokenCounter> byModel = new ConcurrentHashMap<>();
+    private final Map<String, TokenCounter> byEncoding = new ConcurrentHashMap<>();
 
     public Tokenizers(EncodingType fallback) {
         this.fallback = fallback;
@@ -64,6 +65,12 @@ public final class Tokenizers {
     public TokenCounter forModel(String model) {
         return byModel.computeIfAbsent(model == null ? "" : model,
                 m -> forEncoding(encodingFor(m, fallback)));
+    }
+
+    /** By encoding name as packets record it (o200k_base, cl100k_base, ...); unknown names use the fallback. */
+    public TokenCounter forEncodingName(String name) {
+        return byEncoding.computeIfAbsent(name,
+                n -> forEncoding(EncodingType.fromName(n).orElse(fallback)));
     }
 
     public TokenCounter forEncoding(EncodingType type) {

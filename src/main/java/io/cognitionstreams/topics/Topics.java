@@ -19,10 +19,12 @@ import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
@@ -48,6 +50,8 @@ public final class Topics {
     public static final String COUNCIL_DECISIONS = "council.decisions";
     public static final String COUNCIL_ROLES = "council.roles";
     public static final String COGNITION_CHECKPOINTS = "cognition.checkpoints";
+    public static final String COGNITION_SKILLS = "cognition.skills";
+    public static final String COGNITION_IDENTITY = "cognition.identity";
     public static final String COGNITION_EVENTS = "cognition.events";
     public static final String COGNITION_DLQ = "cognition.dlq";
     public static final String CHANNEL_PREFIX = "channel.";
@@ -66,6 +70,8 @@ public final class Topics {
     public final Topic<String, CouncilDecision> councilDecisions;
     public final Topic<String, RoleStatus> councilRoles;
     public final Topic<String, Checkpoint> checkpoints;
+    public final Topic<String, Skill> skills;
+    public final Topic<String, Identity> identity;
     public final Topic<String, PipelineEvent> events;
     public final Topic<String, DeadLetter> deadLetters;
     private final Map<Channel, Topic<String, RoutedBlock>> channels = new EnumMap<>(Channel.class);
@@ -95,6 +101,12 @@ public final class Topics {
         checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class,
                 Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
                 "assembly -> time travel (`cognition checkpoints`, `replay`, `fork`)");
+        skills = add(COGNITION_SKILLS, Skill.class,
+                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+                "`cognition skills load` -> assembly, gatekeeper (global tables)");
+        identity = add(COGNITION_IDENTITY, Identity.class,
+                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+                "`cognition identity set` (governance only) -> assembly (global table)");
         events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(),
                 "every topology -> monitoring");
         deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),

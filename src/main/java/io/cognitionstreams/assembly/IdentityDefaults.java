@@ -1,9 +1,9 @@
 package io.cognitionstreams.assembly;
 
 /** The identity of seed 003 section 3.1, rendered as the text every packet carries first. */
-public final class Identity {
+public final class IdentityDefaults {
 
-    public static final String DEFAULT_TEXT = String.join("\n",
+    public static final String TEXT = String.join("\n",
             "Traits: truthfulness, empathy, integrity, curiosity, persistence, sovereignty.",
             "Core rules:",
             "- Never execute shell commands without reflection and approval.",
@@ -12,6 +12,6 @@ public final class Identity {
             "Mark output blocks with PLAN:, EXECUTE:, RESPONSE:, THOUGHT_SEED:, INTERRUPT: or VERIFY: "
                     + "at the start of a line.");
 
-    private Identity() {
+    private IdentityDefaults() {
     }
 }

@@ -1,0 +1,45 @@
+package io.cognitionstreams.assembly;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.schema.Identity;
+
+/**
+ * Who may change identity (seed 003 section 3.3): the creator, Azrael, alone; or Azrael and Prime together for an
+ * emergency security patch. Prime alone, a persona or a request never can. Enforced where identity is read, on top
+ * of the Kafka ACLs that should let only the governance principal write cognition.identity.
+ *
+ * <p>The seed's other path, a self-aware GAIA stack (stability score &gt;= 0.9 for 24 h), is not implemented: no
+ * such measurement exists in this system, so that path stays closed.
+ */
+public final class IdentityGovernance {
+
+    public static final String CREATOR = "azrael";
+    public static final String PRIME = "prime";
+    public static final String KEY = "identity";
+
+    private IdentityGovernance() {
+    }
+
+    public static Identity requireGoverned(Identity identity) {
+        if (identity == null) {
+            throw new InvalidRecordException("identity record is null");
+        }
+        Set<String> authors = Set.copyOf(identity.getAuthors().stream()
+                .map(author -> author.strip().toLowerCase(Locale.ROOT)).toList());
+        boolean creatorAlone = authors.equals(Set.of(CREATOR));
+        boolean emergency = authors.equals(Set.of(CREATOR, PRIME));
+        if (!creatorAlone && !emergency) {
+            throw new InvalidRecordException("identity version " + identity.getVersion() + " authored by "
+                    + identity.getAuthors() + " is not governed: only " + List.of(CREATOR) + " or "
+                    + List.of(CREATOR, PRIME) + " may change identity");
+        }
+        if (identity.getText().isBlank()) {
+            throw new InvalidRecordException("identity version " + identity.getVersion() + " is empty");
+        }
+        return identity;
+    }
+}
