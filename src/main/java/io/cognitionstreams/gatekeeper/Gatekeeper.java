@@ -1,0 +1,105 @@
+package io.cognitionstreams.gatekeeper;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Decides whether a tool call may run. Deny by default; the checks, in order, stop at the first that fails:
+ * <ol>
+ *   <li>The call has a session (non-blank id): the session is the caller's identity.</li>
+ *   <li>The tool is a well-formed tool name ({@link ToolNames}).</li>
+ *   <li>A call by the configured root caller is approved, {@link Decision#privileged() privileged}: no skill
+ *       or permission check applies to it.</li>
+ *   <li>The call names an active skill, the registry knows it, and the caller is that skill: a skill cannot call
+ *       tools in another skill's name and borrow its permissions.</li>
+ *   <li>The skill's permissions allow the tool. If not, the denial carries the permission that would allow it and
+ *       the skill's protocol: re-anchoring.</li>
+ * </ol>
+ * Stateless and thread-safe as long as the registry is.
+ */
+public final class Gatekeeper {
+
+    /**
+     * One tool call as the gatekeeper sees it.
+     *
+     * @param sessionId may be null: such a call is denied
+     * @param caller    who makes the call: a skill's name, or the root caller
+     * @param skill     the active skill whose permissions apply; may be null: such a call is denied
+     * @param tool      {@code service.method} or {@code service:method}
+     */
+    public record Call(String sessionId, String caller, String skill, String tool) {
+        public Call {
+            Objects.requireNonNull(caller, "caller");
+            Objects.requireNonNull(tool, "tool");
+        }
+    }
+
+    private final SkillRegistry skills;
+    private final String rootCaller;
+
+    /**
+     * @param rootCaller the caller whose calls are approved unchecked; empty for none. It must not be a skill's name,
+     *                   or that skill's calls would all be privileged.
+     * @throws IllegalArgumentException if {@code rootCaller} is blank, has surrounding whitespace, or names a skill
+     */
+    public Gatekeeper(SkillRegistry skills, Optional<String> rootCaller) {
+        this.skills = Objects.requireNonNull(skills, "skills");
+        this.rootCaller = rootCaller.orElse(null);
+        if (this.rootCaller != null) {
+            if (this.rootCaller.isBlank() || !this.rootCaller.equals(this.rootCaller.strip())) {
+                throw new IllegalArgumentException("root caller \"" + this.rootCaller
+                        + "\" must be non-blank with no surrounding whitespace");
+            }
+            if (skills.find(this.rootCaller).isPresent()) {
+                throw new IllegalArgumentException("root caller \"" + this.rootCaller
+                        + "\" is also a skill's name; pick a name no skill uses");
+            }
+        }
+    }
+
+    public Optional<String> rootCaller() {
+        return Optional.ofNullable(rootCaller);
+    }
+
+    public Decision decide(Call call) {
+        String tool = call.tool();
+        String caller = call.caller();
+        if (call.sessionId() == null || call.sessionId().isBlank()) {
+            return Decision.deny("identity verification failed: no session (tool " + tool + ", caller \""
+                    + caller + "\")");
+        }
+        int delimiter = ToolNames.delimiter(tool);
+        if (delimiter < 0) {
+            return Decision.deny("denied: \"" + tool + "\" is not a tool name; tools are named service.method or "
+                    + "service:method, with letters, digits, _ and - in each part");
+        }
+        if (caller.equals(rootCaller)) {
+            return Decision.approvePrivileged("approved: root caller \"" + caller + "\" may call " + tool
+                    + " without a permission check; privileged, recorded");
+        }
+        String skillName = call.skill();
+        if (skillName == null || skillName.isBlank()) {
+            return Decision.deny("identity verification failed: no active skill for tool " + tool + " (caller \""
+                    + caller + "\"); only a skill, through its permissions, or the root caller may call tools");
+        }
+        Optional<Skill> found = skills.find(skillName);
+        if (found.isEmpty()) {
+            return Decision.deny("identity verification failed: unknown skill \"" + skillName + "\" (tool " + tool
+                    + ", caller \"" + caller + "\")");
+        }
+        Skill skill = found.get();
+        if (!caller.equals(skill.name())) {
+            return Decision.deny("identity verification failed: caller \"" + caller + "\" is not the active skill \""
+                    + skill.name() + "\" (tool " + tool + "); a skill calls tools only in its own name");
+        }
+        if (skill.permissions().allows(tool)) {
+            return Decision.approve("approved: skill \"" + skill.name() + "\" is permitted " + tool);
+        }
+        String required = skill.permissions().requiredPermission(tool).orElseThrow();
+        String service = tool.substring(0, delimiter);
+        return Decision.denyWithProtocol("denied: skill \"" + skill.name() + "\" may not call " + tool
+                + ". It needs the permission " + required + " (or " + service + ":*), which its SKILL.md does not "
+                + "grant; it holds: " + skill.permissions() + ". This is outside the skill's protocol: re-read "
+                + "it below and continue within it.", required, skill.protocol());
+    }
+}

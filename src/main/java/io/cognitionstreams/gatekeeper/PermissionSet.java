@@ -1,0 +1,143 @@
+package io.cognitionstreams.gatekeeper;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A skill's permissions, compiled once so that {@link #allows} is cheap: it runs on every tool call. A check is one
+ * pass over the tool name to validate it and find the delimiter, then at most two hash lookups (exact tools, then
+ * wildcard services) and no allocation. Deny by default: a tool no permission covers is denied, and so is anything
+ * that is not a well-formed tool name ({@link ToolNames}), even under {@code *}. Immutable and thread-safe.
+ */
+public final class PermissionSet {
+
+    private final Set<Permission> permissions;
+    private final boolean allowAll;
+    /** Each exact tool in both spellings, so the tool name as it arrives is the lookup key. */
+    private final Set<String> exactTools;
+    private final ServiceTable wildcardServices;
+
+    private PermissionSet(Set<Permission> permissions) {
+        this.permissions = Collections.unmodifiableSet(permissions);
+        boolean all = false;
+        Set<String> exact = new HashSet<>();
+        Set<String> services = new HashSet<>();
+        for (Permission permission : permissions) {
+            if (permission instanceof Permission.All) {
+                all = true;
+            } else if (permission instanceof Permission.Service s) {
+                services.add(s.service());
+            } else if (permission instanceof Permission.Method m) {
+                exact.add(m.service() + ':' + m.method());
+                exact.add(m.service() + '.' + m.method());
+            }
+        }
+        this.allowAll = all;
+        this.exactTools = Set.copyOf(exact);
+        this.wildcardServices = new ServiceTable(services);
+    }
+
+    /**
+     * Parses and compiles permission strings; duplicates collapse.
+     *
+     * @throws IllegalArgumentException for the first malformed permission, naming it
+     */
+    public static PermissionSet compile(Collection<String> permissions) {
+        Set<Permission> parsed = new LinkedHashSet<>();
+        for (String permission : permissions) {
+            parsed.add(Permission.parse(permission));
+        }
+        return new PermissionSet(parsed);
+    }
+
+    /** True if {@code tool} is a well-formed tool name that one of the permissions covers. */
+    public boolean allows(String tool) {
+        int delimiter = ToolNames.delimiter(tool);
+        if (delimiter < 0) {
+            return false;
+        }
+        return allowAll || exactTools.contains(tool) || wildcardServices.containsPrefix(tool, delimiter);
+    }
+
+    /**
+     * The canonical permission that grants exactly this tool ({@code service:method}), whatever this set holds; empty
+     * if {@code tool} is not a well-formed tool name and so no permission can grant it. For denial messages.
+     */
+    public Optional<String> requiredPermission(String tool) {
+        int delimiter = ToolNames.delimiter(tool);
+        return delimiter < 0 ? Optional.empty() : Optional.of(ToolNames.canonical(tool, delimiter));
+    }
+
+    /** The parsed permissions in the order first declared. */
+    public Set<Permission> permissions() {
+        return permissions;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof PermissionSet set && permissions.equals(set.permissions);
+    }
+
+    @Override
+    public int hashCode() {
+        return permissions.hashCode();
+    }
+
+    /** The canonical permissions, comma-separated, or {@code (none)}. */
+    @Override
+    public String toString() {
+        if (permissions.isEmpty()) {
+            return "(none)";
+        }
+        StringBuilder text = new StringBuilder();
+        for (Permission permission : permissions) {
+            text.append(text.length() == 0 ? "" : ", ").append(permission.canonical());
+        }
+        return text.toString();
+    }
+
+    /**
+     * Open-addressing set of service names that answers "is {@code tool[0, end)} a member?" without cutting a
+     * substring: the hash is String's own, computed over the region, and candidates are compared in place.
+     */
+    private static final class ServiceTable {
+
+        private final String[] slots;
+        private final int mask;
+
+        ServiceTable(Set<String> services) {
+            int capacity = Integer.highestOneBit(Math.max(1, services.size()) * 4 - 1) << 1;
+            slots = new String[capacity];
+            mask = capacity - 1;
+            for (String service : services) {
+                int slot = spread(service.hashCode()) & mask;
+                while (slots[slot] != null) {
+                    slot = (slot + 1) & mask;
+                }
+                slots[slot] = service;
+            }
+        }
+
+        boolean containsPrefix(String text, int end) {
+            int hash = 0;
+            for (int i = 0; i < end; i++) {
+                hash = 31 * hash + text.charAt(i);
+            }
+            for (int slot = spread(hash) & mask; slots[slot] != null; slot = (slot + 1) & mask) {
+                String service = slots[slot];
+                if (service.length() == end && text.regionMatches(0, service, 0, end)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private static int spread(int hash) {
+            return hash ^ (hash >>> 16);
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.cognitionstreams.gatekeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import io.cognitionstreams.gatekeeper.Gatekeeper.Call;
+
+class GatekeeperTest {
+
+    private static final String WRITER_PROTOCOL = "# Writer protocol\n1. Read before you write.";
+
+    private static final Skill WRITER = new Skill("writer", "1.0.0", "Drafts documents",
+            PermissionSet.compile(List.of("filesystem:read", "filesystem:write")), List.of(), WRITER_PROTOCOL);
+    private static final Skill GIT = new Skill("git", "1.2.0", "Commits changes",
+            PermissionSet.compile(List.of("git:*", "filesystem:read")), List.of(), "# Git protocol");
+    private static final SkillRegistry REGISTRY = SkillRegistry.of(Map.of("writer", WRITER, "git", GIT));
+
+    private final Gatekeeper gatekeeper = new Gatekeeper(REGISTRY, Optional.of("ops"));
+
+    @Test
+    void aSkillMayCallWhatItsPermissionsAllow() {
+        Decision decision = gatekeeper.decide(new Call("s1", "git", "git", "git.commit"));
+
+        assertThat(decision.approved()).isTrue();
+        assertThat(decision.privileged()).isFalse();
+        assertThat(decision.reason()).isEqualTo("approved: skill \"git\" is permitted git.commit");
+        assertThat(decision.requiredPermission()).isNull();
+        assertThat(decision.protocol()).isNull();
+    }
+
+    @Test
+    void aToolOutsideTheSkillsPermissionsIsDeniedWithItsProtocol() {
+        Decision decision = gatekeeper.decide(new Call("s1", "writer", "writer", "shell.run"));
+
+        assertThat(decision.approved()).isFalse();
+        assertThat(decision.privileged()).isFalse();
+        assertThat(decision.requiredPermission()).isEqualTo("shell:run");
+        assertThat(decision.protocol()).isEqualTo(WRITER_PROTOCOL);
+        assertThat(decision.reason())
+                .startsWith("denied: skill \"writer\" may not call shell.run.")
+                .contains("needs the permission shell:run (or shell:*)")
+                .contains("it holds: filesystem:read, filesystem:write")
+                .contains("re-read it below");
+    }
+
+    @Test
+    void theRequiredPermissionIsCanonicalWhateverTheToolsSpelling() {
+        Decision decision = gatekeeper.decide(new Call("s1", "git", "git", "filesystem.write"));
+
+        assertThat(decision.approved()).isFalse();
+        assertThat(decision.requiredPermission()).isEqualTo("filesystem:write");
+        assertThat(decision.protocol()).isEqualTo("# Git protocol");
+    }
+
+    @Test
+    void aCallWithoutASessionIsDenied() {
+        for (String session : new String[] {null, "", "  "}) {
+            Decision decision = gatekeeper.decide(new Call(session, "git", "git", "git.status"));
+
+            assertThat(decision.approved()).isFalse();
+            assertThat(decision.reason()).isEqualTo(
+                    "identity verification failed: no session (tool git.status, caller \"git\")");
+            assertThat(decision.protocol()).isNull();
+        }
+    }
+
+    @Test
+    void evenTheRootCallerNeedsASession() {
+        assertThat(gatekeeper.decide(new Call(null, "ops", null, "shell.run")).approved()).isFalse();
+    }
+
+    @Test
+    void anUnknownSkillIsDenied() {
+        Decision decision = gatekeeper.decide(new Call("s1", "hacker", "hacker", "shell.run"));
+
+        assertThat(decision.approved()).isFalse();
+        assertThat(decision.reason()).isEqualTo(
+                "identity verification failed: unknown skill \"hacker\" (tool shell.run, caller \"hacker\")");
+        assertThat(decision.requiredPermission()).isNull();
+        assertThat(decision.protocol()).isNull();
+    }
+
+    @Test
+    void aCallWithNoActiveSkillIsDenied() {
+        Decision decision = gatekeeper.decide(new Call("s1", "agent", null, "shell.run"));
+
+        assertThat(decision.approved()).isFalse();
+        assertThat(decision.reason()).startsWith(
+                "identity verification failed: no active skill for tool shell.run (caller \"agent\")");
+    }
+
+    @Test
+    void aSkillCannotCallInAnotherSkillsName() {
+        Decision decision = gatekeeper.decide(new Call("s1", "writer", "git", "git.push"));
+
+        assertThat(decision.approved()).isFalse();
+        assertThat(decision.reason()).isEqualTo("identity verification failed: caller \"writer\" is not the active "
+                + "skill \"git\" (tool git.push); a skill calls tools only in its own name");
+    }
+
+    @Test
+    void anUnknownCallerIsDeniedEvenWithAKnownSkill() {
+        Decision decision = gatekeeper.decide(new Call("s1", "agent", "git", "git.status"));
+
+        assertThat(decision.approved()).isFalse();
+        assertThat(decision.reason()).startsWith("identity verification failed: caller \"agent\"");
+    }
+
+    @Test
+    void theRootCallerIsApprovedAndFlaggedPrivileged() {
+        for (String skill : new String[] {null, "writer", "nonexistent"}) {
+            Decision decision = gatekeeper.decide(new Call("s1", "ops", skill, "shell.run"));
+
+            assertThat(decision.approved()).isTrue();
+            assertThat(decision.privileged()).isTrue();
+            assertThat(decision.reason()).contains("root caller \"ops\"").contains("shell.run").contains("privileged");
+        }
+    }
+
+    @Test
+    void withoutARootCallerNobodyIsPrivileged() {
+        Gatekeeper strict = new Gatekeeper(REGISTRY, Optional.empty());
+
+        assertThat(strict.rootCaller()).isEmpty();
+        assertThat(strict.decide(new Call("s1", "ops", null, "shell.run")).approved()).isFalse();
+    }
+
+    @Test
+    void rootCallerMatchingIsExact() {
+        assertThat(gatekeeper.decide(new Call("s1", "OPS", null, "shell.run")).approved()).isFalse();
+        assertThat(gatekeeper.decide(new Call("s1", "ops ", null, "shell.run")).approved()).isFalse();
+    }
+
+    @Test
+    void aMalformedToolNameIsDeniedForEveryone() {
+        for (String caller : new String[] {"git", "ops"}) {
+            Decision decision = gatekeeper.decide(new Call("s1", caller, "git", "git"));
+
+            assertThat(decision.approved()).isFalse();
+            assertThat(decision.reason()).startsWith("denied: \"git\" is not a tool name");
+        }
+    }
+
+    @Test
+    void theRootCallerMustBeAValidNameAndNoSkills() {
+        assertThatThrownBy(() -> new Gatekeeper(REGISTRY, Optional.of("git")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("root caller \"git\" is also a skill's name");
+        assertThatThrownBy(() -> new Gatekeeper(REGISTRY, Optional.of(" ")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must be non-blank");
+        assertThatThrownBy(() -> new Gatekeeper(REGISTRY, Optional.of(" ops")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,149 @@
+package io.cognitionstreams.gatekeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class PermissionSetTest {
+
+    @Test
+    void serviceWildcardAllowsEveryMethodOfThatServiceInBothSpellings() {
+        for (String permission : List.of("filesystem:*", "filesystem.*")) {
+            PermissionSet set = PermissionSet.compile(List.of(permission));
+
+            assertThat(set.allows("filesystem.read")).isTrue();
+            assertThat(set.allows("filesystem:read")).isTrue();
+            assertThat(set.allows("filesystem.write")).isTrue();
+            assertThat(set.allows("filesystem.dir.list")).isTrue();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"filesystemX.read", "filesystemX:read", "filesyste.read", "xfilesystem.read",
+            "filesystem", "filesystem.", "filesystem:", "Filesystem.read", "FILESYSTEM:read", "shell.run",
+            "filesystem.*", "filesystem:*", ".filesystem.read"})
+    void serviceWildcardAllowsNothingElse(String tool) {
+        assertThat(PermissionSet.compile(List.of("filesystem:*")).allows(tool)).isFalse();
+    }
+
+    @Test
+    void anExactPermissionAllowsThatToolInBothSpellingsAndNothingElse() {
+        for (String permission : List.of("web:search", "web.search")) {
+            PermissionSet set = PermissionSet.compile(List.of(permission));
+
+            assertThat(set.allows("web.search")).isTrue();
+            assertThat(set.allows("web:search")).isTrue();
+            assertThat(set.allows("web.fetch")).isFalse();
+            assertThat(set.allows("web.searchX")).isFalse();
+            assertThat(set.allows("web.search.deep")).isFalse();
+            assertThat(set.allows("web.Search")).isFalse();
+            assertThat(set.allows("web")).isFalse();
+        }
+    }
+
+    @Test
+    void nestedMethodsBelongToTheFirstSegmentsService() {
+        PermissionSet wildcard = PermissionSet.compile(List.of("git:*"));
+        PermissionSet exact = PermissionSet.compile(List.of("git.remote.add"));
+
+        assertThat(wildcard.allows("git.remote.add")).isTrue();
+        assertThat(wildcard.allows("git:remote.add")).isTrue();
+        assertThat(exact.allows("git:remote.add")).isTrue();
+        assertThat(exact.allows("git.remote.add")).isTrue();
+        assertThat(exact.allows("git.remote.remove")).isFalse();
+        assertThat(exact.allows("git.remote")).isFalse();
+    }
+
+    @Test
+    void aColonOnlyEverSeparatesServiceFromMethod() {
+        PermissionSet set = PermissionSet.compile(List.of("*"));
+
+        assertThat(set.allows("git.remote:add")).isFalse();
+        assertThat(set.allows("git:remote:add")).isFalse();
+    }
+
+    @Test
+    void starAllowsEveryWellFormedToolName() {
+        PermissionSet set = PermissionSet.compile(List.of("*"));
+
+        assertThat(set.allows("shell.run")).isTrue();
+        assertThat(set.allows("anything:at.all")).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "shell", " shell.run", "shell.run ", "shell..run", "shell::run", ":run", ".run",
+            "shell.*", "*", "she ll.run", "shell.rün", "shell/run"})
+    void nothingAllowsWhatIsNotAToolName(String tool) {
+        assertThat(PermissionSet.compile(List.of("*", "shell:*", "shell:run")).allows(tool)).isFalse();
+    }
+
+    @Test
+    void anEmptySetDeniesEverything() {
+        PermissionSet none = PermissionSet.compile(List.of());
+
+        assertThat(none.allows("shell.run")).isFalse();
+        assertThat(none.allows("filesystem.read")).isFalse();
+        assertThat(none).hasToString("(none)");
+    }
+
+    @Test
+    void mixedPermissionsEachDoTheirPart() {
+        PermissionSet researcher = PermissionSet.compile(
+                List.of("web.search", "web.fetch", "filesystem:read", "memory:*"));
+
+        assertThat(researcher.allows("web.search")).isTrue();
+        assertThat(researcher.allows("web:fetch")).isTrue();
+        assertThat(researcher.allows("filesystem.read")).isTrue();
+        assertThat(researcher.allows("memory.store")).isTrue();
+        assertThat(researcher.allows("memory:recall")).isTrue();
+        assertThat(researcher.allows("web.post")).isFalse();
+        assertThat(researcher.allows("filesystem.write")).isFalse();
+        assertThat(researcher.allows("shell.run")).isFalse();
+        assertThat(researcher.allows("memoryX.store")).isFalse();
+    }
+
+    @Test
+    void requiredPermissionIsTheCanonicalExactPermission() {
+        PermissionSet set = PermissionSet.compile(List.of("filesystem:read"));
+
+        assertThat(set.requiredPermission("shell.run")).contains("shell:run");
+        assertThat(set.requiredPermission("shell:run")).contains("shell:run");
+        assertThat(set.requiredPermission("git.remote.add")).contains("git:remote.add");
+        assertThat(set.requiredPermission("filesystem.read")).contains("filesystem:read");
+        assertThat(set.requiredPermission("shell")).isEmpty();
+        assertThat(set.requiredPermission("")).isEmpty();
+    }
+
+    @Test
+    void duplicatesCollapseAndSpellingsAreEqual() {
+        PermissionSet a = PermissionSet.compile(List.of("git:*", "web.search", "git.*", " web:search "));
+        PermissionSet b = PermissionSet.compile(List.of("git.*", "web:search"));
+
+        assertThat(a).isEqualTo(b).hasSameHashCodeAs(b).hasToString("git:*, web:search");
+        assertThat(a.permissions())
+                .containsExactly(new Permission.Service("git"), new Permission.Method("web", "search"));
+    }
+
+    @Test
+    void manyWildcardServicesStillMatchExactly() {
+        List<String> services = List.of("a", "b", "c", "git", "web", "memory", "shell", "filesystem", "db", "mail");
+        PermissionSet set = PermissionSet.compile(services.stream().map(s -> s + ":*").toList());
+
+        for (String service : services) {
+            assertThat(set.allows(service + ".x")).as(service).isTrue();
+            assertThat(set.allows(service + "x.x")).as(service + "x").isFalse();
+        }
+    }
+
+    @Test
+    void compileRefusesTheFirstMalformedPermissionByName() {
+        assertThatThrownBy(() -> PermissionSet.compile(List.of("git:*", "a::b", ":*")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("invalid permission \"a::b\"");
+    }
+}
