@@ -35,7 +35,8 @@ import io.cognitionstreams.tokens.TokenCounter;
  *
  * <p>{@link #compress} blocks its caller for at most the deadline (default 20 s) plus the extractive pass: each
  * model call runs on a small bounded pool and is abandoned (interrupted) when its per-call timeout or the chain's
- * deadline passes. That keeps a Kafka Streams thread far inside {@code max.poll.interval.ms} (300 s by default).
+ * deadline passes, so one slow model cannot hold a Kafka Streams thread past {@code max.poll.interval.ms}.
+ * docs/compression.md says how a topology bounds a whole poll's worth of calls.
  *
  * <p>Successful results are cached by content; failures are not, since a slow model may answer next time.
  */
