@@ -71,6 +71,12 @@ public final class ContextPruner {
         this.counter = counter;
     }
 
+    /** Settings of the model's {@link ModelPreset}; its context-window size is there too. */
+    public static ContextPruner forModel(String model) {
+        ModelPreset preset = ModelPreset.forModel(model);
+        return new ContextPruner(preset.window(), preset.maxToolOutputChars());
+    }
+
     /** A pruner like this one that recounts changed messages with {@code counter} instead of clearing counts. */
     public ContextPruner countingWith(TokenCounter counter) {
         return new ContextPruner(window, maxToolOutputChars, Objects.requireNonNull(counter));
