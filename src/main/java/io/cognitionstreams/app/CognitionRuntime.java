@@ -48,10 +48,11 @@ public final class CognitionRuntime implements AutoCloseable {
         try (Admin admin = Admin.create(client)) {
             TopicProvisioner.ensure(admin, topics, settings.partitions(), settings.replicationFactor());
         }
-        Pipeline.Parts parts = Pipeline.Parts.defaults();
+        Pipeline.Parts parts = Pipeline.Parts.of(settings);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
-        for (String capability : Pipeline.capabilities(parts).keySet()) {
-            Properties props = StreamsSettings.of(settings, capability);
+        for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
+            String capability = entry.getKey();
+            Properties props = StreamsSettings.of(settings, capability, entry.getValue().secondaryInputs());
             KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props);
             // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
             // its last committed transaction by the replacement thread.

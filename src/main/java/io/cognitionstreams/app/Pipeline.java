@@ -3,6 +3,7 @@ package io.cognitionstreams.app;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.function.BiConsumer;
 
 import org.apache.kafka.streams.StreamsBuilder;
@@ -11,6 +12,10 @@ import org.apache.kafka.streams.Topology;
 import io.cognitionstreams.assembly.AssemblyTopology;
 import io.cognitionstreams.assembly.ContextLayers;
 import io.cognitionstreams.assembly.FieldCompressor;
+import io.cognitionstreams.assembly.compression.CompressionChain;
+import io.cognitionstreams.assembly.compression.ExtractiveSummarizer;
+import io.cognitionstreams.assembly.compression.MiniLmEmbedder;
+import io.cognitionstreams.model.ModelClient;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.routing.DestinationMatrix;
@@ -31,9 +36,27 @@ public final class Pipeline {
     /** The domain objects the topologies wrap, built once per app. */
     public record Parts(PacketAssembler assembler, OutputRouter router) {
 
+        /** The local parts only: extractive compression, no model tiers. */
         public static Parts defaults() {
+            return with(CompressionChain.builder()
+                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build());
+        }
+
+        /** With the Lite and Prime compression tiers when the settings name them. */
+        public static Parts of(Settings settings) {
+            CompressionChain.Builder chain = CompressionChain.builder()
+                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared()));
+            Settings.ModelSettings model = settings.model();
+            if (!model.usesReplay()) {
+                ModelClient client = CognitionRuntime.modelClient(model);
+                settings.compression().liteModel().ifPresent(name -> chain.lite(client, name));
+                settings.compression().primeModel().ifPresent(name -> chain.prime(client, name));
+            }
+            return with(chain.deadline(settings.compression().deadline()).build());
+        }
+
+        private static Parts with(FieldCompressor compressor) {
             Tokenizers tokenizers = new Tokenizers();
-            FieldCompressor compressor = FieldCompressor.NONE;
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                     ContextLayers.defaults(compressor), compressor),
                     new OutputRouter(DestinationMatrix.defaults()));
@@ -43,23 +66,31 @@ public final class Pipeline {
     private Pipeline() {
     }
 
-    /** Each capability's builder, by name, in the order records flow through them. */
-    public static Map<String, BiConsumer<StreamsBuilder, Topics>> capabilities(Parts parts) {
-        Map<String, BiConsumer<StreamsBuilder, Topics>> capabilities = new LinkedHashMap<>();
-        capabilities.put(AssemblyTopology.NAME, (builder, topics) ->
-                AssemblyTopology.build(builder, topics, parts.assembler()));
-        capabilities.put(RoutingTopology.NAME, (builder, topics) ->
-                RoutingTopology.build(builder, topics, parts.router()));
+    /**
+     * A capability: how to build its topology, and the topics it reads that another capability owns. Bad records
+     * on those are dead-lettered by their owner, so this one skips them without a second letter.
+     */
+    public record Capability(BiConsumer<StreamsBuilder, Topics> builder, Set<String> secondaryInputs) {
+    }
+
+    /** Each capability, by name, in the order records flow through them. */
+    public static Map<String, Capability> capabilities(Parts parts) {
+        Map<String, Capability> capabilities = new LinkedHashMap<>();
+        capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
+                AssemblyTopology.build(builder, topics, parts.assembler()),
+                Set.of(Topics.LLM_OUTPUTS, Topics.TOOL_DECISIONS)));
+        capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
+                RoutingTopology.build(builder, topics, parts.router()), Set.of()));
         return capabilities;
     }
 
     public static Topology topology(String name, Topics topics, Parts parts, Properties streamsProperties) {
-        BiConsumer<StreamsBuilder, Topics> capability = capabilities(parts).get(name);
+        Capability capability = capabilities(parts).get(name);
         if (capability == null) {
             throw new IllegalArgumentException("no capability named " + name);
         }
         StreamsBuilder builder = new StreamsBuilder();
-        capability.accept(builder, topics);
+        capability.builder().accept(builder, topics);
         return builder.build(streamsProperties);
     }
 

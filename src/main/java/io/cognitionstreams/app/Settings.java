@@ -15,12 +15,31 @@ import java.util.Optional;
  * @param replicationFactor replication of the topics the app creates and of its internal topics
  * @param streamThreads     Kafka Streams threads (one per core is a good start)
  * @param model             which model answers packets
+ * @param compression       which models compress oversized fields after the local summarizer
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
-                       int streamThreads, ModelSettings model) {
+                       int streamThreads, ModelSettings model, CompressionSettings compression) {
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
+
+    /** The local single-node defaults tests and the demo use. */
+    public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
+        return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
+                ModelSettings.replay(), CompressionSettings.localOnly());
+    }
+
+    /**
+     * @param liteModel  the Lite model (seed 003's Phi) on the model endpoint, tried after the local summarizer
+     * @param primeModel the Prime model (Hermes), the last resort
+     * @param deadline   total time compression may take for one field, well inside Kafka's poll interval
+     */
+    public record CompressionSettings(Optional<String> liteModel, Optional<String> primeModel, Duration deadline) {
+
+        public static CompressionSettings localOnly() {
+            return new CompressionSettings(Optional.empty(), Optional.empty(), Duration.ofSeconds(20));
+        }
+    }
 
     /**
      * @param endpoint     base URL of an OpenAI-compatible API (…/v1); empty means the replay model

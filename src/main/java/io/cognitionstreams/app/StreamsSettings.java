@@ -15,7 +15,7 @@ public final class StreamsSettings {
     }
 
     /** The configuration of one capability's Kafka Streams application. */
-    public static Properties of(Settings settings, String capability) {
+    public static Properties of(Settings settings, String capability, java.util.Set<String> secondaryInputs) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId() + "-" + capability);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
@@ -24,6 +24,7 @@ public final class StreamsSettings {
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) settings.replicationFactor());
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.streamThreads());
         props.putAll(errorHandling());
+        props.put(DeadLetterHandler.SECONDARY_INPUTS, String.join(",", new java.util.TreeSet<>(secondaryInputs)));
         // Lets a restarted instance keep its tasks without a full rebalance round trip.
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 15_000);
         settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.tokens.TokenCounter;
 
@@ -65,14 +66,14 @@ public final class ContextLayers {
             }
             // A model without its rules is what this project exists to prevent: summarize, or fail the packet.
             int frame = counter.count(wrap(""));
-            FieldCompressor.Outcome outcome = compressor.compress(name(), protocol(skill), budget - frame, counter);
-            if (outcome instanceof FieldCompressor.Compressed c) {
+            CompressionResult outcome = compressor.compress(name(), protocol(skill), budget - frame, counter);
+            if (outcome instanceof CompressionResult.Compressed c) {
                 String text = wrap(c.text());
                 return new Layer(name(), priority(), text, counter.count(text), tokens, Layer.Status.COMPRESSED,
                         c.method());
             }
-            FieldCompressor.Failed failed = (FieldCompressor.Failed) outcome;
-            throw new TokenBudgetException(name(), failed.originalTokens(), budget, failed.reason());
+            throw new TokenBudgetException(name(), tokens, budget,
+                    FieldCompressor.reason((CompressionResult.TokenBudgetError) outcome));
         }
 
         /** The protocol as the model and the gatekeeper's denials show it: templated body, then its refs. */

@@ -12,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.cognitionstreams.assembly.compression.CompressionResult;
+import io.cognitionstreams.assembly.history.ContextPruner;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.model.PromptRenderer;
 import io.cognitionstreams.schema.ChatMessage;
@@ -124,7 +126,12 @@ public final class PacketAssembler {
             }
         }
 
-        Deque<ChatMessage> history = recentHistory(input.history().get(), FieldBudgets.history(remaining), counter);
+        int historyBudget = FieldBudgets.history(remaining);
+        Deque<ChatMessage> history = pruned(request, recentHistory(input.history().get(), historyBudget, counter),
+                counter);
+        while (cost(history, counter) > historyBudget && !history.isEmpty()) {
+            dropOldest(history);
+        }
         PacketHeader header = PacketHeader.newBuilder()
                 .setIdentity(identity.text())
                 .setPersona(persona.text())
@@ -135,11 +142,11 @@ public final class PacketAssembler {
                 .setReanchor(reanchor)
                 .build();
         int systemTokens = counter.count(PromptRenderer.systemPrompt(header)) + PromptRenderer.MESSAGE_OVERHEAD;
-        int historyTokens = cost(history);
+        int historyTokens = cost(history, counter);
         int dropped = 0;
         while (systemTokens + historyTokens + promptCost > mtu && !history.isEmpty()) {
             dropOldest(history);
-            historyTokens = cost(history);
+            historyTokens = cost(history, counter);
             dropped++;
         }
         int total = systemTokens + historyTokens + promptCost;
@@ -188,14 +195,15 @@ public final class PacketAssembler {
         if (tokens <= budget) {
             return new Fitted(text, tokens, tokens, Layer.Status.KEPT, "");
         }
-        FieldCompressor.Outcome outcome = compressor.compress(field, text, budget, counter);
-        if (outcome instanceof FieldCompressor.Compressed compressed) {
+        CompressionResult outcome = compressor.compress(field, text, budget, counter);
+        if (outcome instanceof CompressionResult.Compressed compressed) {
             events.add(overrun(request, packetId, field, compressed.method(), tokens,
                     compressed.compressedTokens(), budget));
             return new Fitted(compressed.text(), compressed.compressedTokens(), tokens, Layer.Status.COMPRESSED,
                     compressed.method());
         }
-        throw new TokenBudgetException(field, tokens, budget, ((FieldCompressor.Failed) outcome).reason());
+        throw new TokenBudgetException(field, tokens, budget,
+                FieldCompressor.reason((CompressionResult.TokenBudgetError) outcome));
     }
 
     /**
@@ -231,12 +239,27 @@ public final class PacketAssembler {
         return message.getTokenCount() != null ? message.getTokenCount() : counter.count(message.getContent());
     }
 
-    private static int cost(Deque<ChatMessage> history) {
+    private static int cost(Deque<ChatMessage> history, TokenCounter counter) {
         int sum = 0;
         for (ChatMessage message : history) {
-            sum += message.getTokenCount() + PromptRenderer.MESSAGE_OVERHEAD;
+            sum += tokens(message, counter) + PromptRenderer.MESSAGE_OVERHEAD;
         }
         return sum;
+    }
+
+    /**
+     * Seed 001's ContextPruner on the window: tool outputs outside the model's working memory shortened, and on a
+     * retry one recovery lesson with the reason the previous attempt failed.
+     */
+    private static Deque<ChatMessage> pruned(CognitionRequest request, Deque<ChatMessage> window,
+                                             TokenCounter counter) {
+        ContextPruner pruner = ContextPruner.forModel(request.getTargetModel()).countingWith(counter);
+        List<ChatMessage> messages = new ArrayList<>(window);
+        List<ChatMessage> result = request.getRetryCount() > 0
+                ? pruner.pruneForRetry(messages, request.getRetryReason() != null ? request.getRetryReason()
+                        : "retry " + request.getRetryCount() + " without a reason")
+                : pruner.prune(messages);
+        return new ArrayDeque<>(result);
     }
 
     private static PipelineEvent assembled(CognitionPacket packet, List<Layer> layers, int historyMessages,

@@ -79,6 +79,20 @@ final class RunCommand implements Callable<Integer> {
             description = "Timeout of one model call (default: ${DEFAULT-VALUE}).")
     Duration modelTimeout;
 
+    @Option(names = "--lite-model", paramLabel = "NAME",
+            description = "Model on --model-endpoint that compresses fields the local summarizer cannot (seed 003's "
+                    + "Lite model).")
+    String liteModel;
+
+    @Option(names = "--prime-model", paramLabel = "NAME",
+            description = "Model on --model-endpoint tried last to compress a field (seed 003's Prime model).")
+    String primeModel;
+
+    @Option(names = "--compression-deadline", defaultValue = "20s",
+            description = "Time compressing one field may take in all (default: ${DEFAULT-VALUE}); keep it well "
+                    + "under max.poll.interval.ms (5 min).")
+    Duration compressionDeadline;
+
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
     boolean demo;
@@ -107,7 +121,9 @@ final class RunCommand implements Callable<Integer> {
                 stateDir != null ? stateDir : dataDir.resolve("streams"), cluster.registry(), partitions, replication,
                 threads, new Settings.ModelSettings(Optional.ofNullable(modelEndpoint),
                 Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName),
-                modelTimeout, 3));
+                modelTimeout, 3),
+                new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
+                        compressionDeadline));
         CognitionRuntime runtime;
         try {
             runtime = CognitionRuntime.start(settings);

@@ -3,6 +3,7 @@ package io.cognitionstreams.deadletter;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -35,17 +36,28 @@ import io.cognitionstreams.topics.Topics;
 public class DeadLetterHandler
         implements DeserializationExceptionHandler, ProcessingExceptionHandler, ProductionExceptionHandler {
 
+    /**
+     * Topics this application reads but another capability owns (comma-separated). Their undecodable or invalid
+     * records are dead-lettered by the owner; this one skips them, so one bad record makes one letter.
+     */
+    public static final String SECONDARY_INPUTS = "cognition.dead-letter.secondary-inputs";
+
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetterHandler.class);
 
     private final Serializer<String> keys = new StringSerializer();
     private Serializer<DeadLetter> letters;
     private String applicationId;
+    private Set<String> secondaryInputs = Set.of();
 
     @Override
     public void configure(Map<String, ?> configs) {
         letters = AvroSerdes.fromConfig(configs).serde(DeadLetter.class).serializer();
         Object id = configs.get(StreamsConfig.APPLICATION_ID_CONFIG);
         applicationId = id == null ? null : id.toString();
+        Object secondary = configs.get(SECONDARY_INPUTS);
+        if (secondary != null && !secondary.toString().isBlank()) {
+            secondaryInputs = Set.of(secondary.toString().split(","));
+        }
     }
 
     @Override
@@ -55,6 +67,9 @@ public class DeadLetterHandler
         if (AvroSerdes.isRegistryOutage(exception)) {
             return DeserializationExceptionHandler.Response.fail();
         }
+        if (secondaryInputs.contains(context.topic())) {
+            return DeserializationExceptionHandler.Response.resume();
+        }
         return DeserializationExceptionHandler.Response.resume(letter(ErrorKind.DESERIALIZATION, context, exception,
                 record.key(), record.value()));
     }
@@ -63,6 +78,9 @@ public class DeadLetterHandler
     public ProcessingExceptionHandler.Response handleError(ErrorHandlerContext context, Record<?, ?> record,
                                                            Exception exception) {
         ErrorKind kind = exception instanceof InvalidRecordException ? ErrorKind.VALIDATION : ErrorKind.PROCESSING;
+        if (kind == ErrorKind.VALIDATION && secondaryInputs.contains(context.topic())) {
+            return ProcessingExceptionHandler.Response.resume();
+        }
         return ProcessingExceptionHandler.Response.resume(letter(kind, context, exception,
                 context.sourceRawKey(), context.sourceRawValue()));
     }

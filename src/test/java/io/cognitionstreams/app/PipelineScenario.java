@@ -37,8 +37,7 @@ final class PipelineScenario {
 
     static void run(String bootstrap, Path stateDir) throws Exception {
         String run = UUID.randomUUID().toString().substring(0, 8);
-        Settings settings = new Settings(bootstrap, "it-" + run, stateDir, java.util.Optional.empty(), 3,
-                (short) 1, 1, Settings.ModelSettings.replay());
+        Settings settings = Settings.local(bootstrap, "it-" + run, stateDir);
         try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
             runtime.awaitRunning(TIMEOUT);
             var topics = runtime.topics();

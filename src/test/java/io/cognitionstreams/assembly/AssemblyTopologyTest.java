@@ -68,7 +68,7 @@ class AssemblyTopologyTest {
         assertThat(packet.getEncoding()).isEqualTo("o200k_base");
         assertThat(packet.getMtu()).isEqualTo(PacketAssembler.DEFAULT_MTU);
         assertThat(packet.getMeta().getPacketId()).matches("[0-9a-f]{8}");
-        assertThat(packet.getHeader().getIdentity()).isEqualTo(Identity.DEFAULT_TEXT);
+        assertThat(packet.getHeader().getIdentity()).isEqualTo(IdentityDefaults.TEXT);
         assertThat(packet.getHeader().getTaskInstructionKey()).isEqualTo("initial_planning");
         assertThat(packet.getPayload().getUserPrompt()).isEqualTo("Plan the deploy of release 2.4.0.");
         var counter = new Tokenizers().forModel("gpt-4o");
@@ -136,7 +136,7 @@ class AssemblyTopologyTest {
                         + RequestValidator.MAX_PROMPT_CHARS,
                 "mtu 10 is outside 256..2000000",
                 "unknown task_instruction_key 'make_it_so'; known: "
-                        + TaskInstructions.defaults(new Tokenizers().forModel("gpt-4o")).keys(),
+                        + TaskInstructions.defaults(new Tokenizers()).keys(),
                 "retry_count -1 is negative",
                 "cognition request is null (tombstones are not requests)");
         assertThat(letters).extracting(DeadLetter::getSourceOffset).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L);

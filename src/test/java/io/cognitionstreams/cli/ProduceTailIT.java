@@ -29,8 +29,7 @@ class ProduceTailIT {
             throws Exception {
         String bootstrap = broker.bootstrapServers();
         String session = "cli-" + UUID.randomUUID().toString().substring(0, 8);
-        Settings settings = new Settings(bootstrap, "it-" + session, dir.resolve("state"), Optional.empty(), 3,
-                (short) 1, 1, Settings.ModelSettings.replay());
+        Settings settings = Settings.local(bootstrap, "it-" + session, dir.resolve("state"));
         try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
             runtime.awaitRunning(Duration.ofSeconds(60));
             Path lines = dir.resolve("requests.jsonl");

@@ -62,7 +62,7 @@ class ModelWorkerIT {
             String flaky = "flaky-" + run;
             String refused = "refuse-" + run;
             for (String session : List.of(ok, flaky, refused)) {
-                CognitionPacket packet = assembler.assemble(Records.request(session, session + " please").build());
+                CognitionPacket packet = assembler.assemble(Records.input(Records.request(session, session + " please").build())).packet();
                 Kafka.send(bootstrap, topics.packets, session, packet);
             }
             var garbage = Kafka.send(bootstrap, topics.packets.name(), "junk-" + run,

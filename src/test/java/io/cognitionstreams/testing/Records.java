@@ -2,6 +2,12 @@ package io.cognitionstreams.testing;
 
 import java.time.Instant;
 
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+
+import io.cognitionstreams.assembly.AssemblyInput;
+import io.cognitionstreams.assembly.IdentityDefaults;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.LlmOutput;
 
@@ -20,6 +26,12 @@ public final class Records {
                 .setUserPrompt(prompt)
                 .setTargetModel("gpt-4o")
                 .setTimestamp(T0);
+    }
+
+    /** A request as assembly sees it with nothing in the stores: default identity, no skills, no history. */
+    public static AssemblyInput input(CognitionRequest request) {
+        return new AssemblyInput(request, IdentityDefaults.TEXT, Optional.empty(), List::of,
+                AssemblyInput.MemorySearch.NONE, Collections::emptyIterator, Optional.empty());
     }
 
     public static LlmOutput.Builder output(String session, String text) {

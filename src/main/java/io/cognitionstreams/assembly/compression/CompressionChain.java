@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 import io.cognitionstreams.assembly.compression.CompressionResult.Attempt;
 import io.cognitionstreams.assembly.compression.CompressionResult.Compressed;
 import io.cognitionstreams.assembly.compression.CompressionResult.TokenBudgetError;
+import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.model.ModelClient;
 import io.cognitionstreams.model.ModelClient.Completion;
 import io.cognitionstreams.model.ModelClient.PromptMessage;
@@ -40,7 +41,7 @@ import io.cognitionstreams.tokens.TokenCounter;
  *
  * <p>Successful results are cached by content; failures are not, since a slow model may answer next time.
  */
-public final class CompressionChain implements AutoCloseable {
+public final class CompressionChain implements FieldCompressor, AutoCloseable {
 
     /** Marks a compressed field so developers notice; the trailing space keeps it apart from the text. */
     public static final String TAG = "⚠SUMMARY ";
@@ -79,6 +80,7 @@ public final class CompressionChain implements AutoCloseable {
      * @param field names the field in a {@link TokenBudgetError} and the log
      * @throws IllegalArgumentException when the text already fits: only oversized fields are compressed
      */
+    @Override
     public CompressionResult compress(String field, String text, int targetTokens, TokenCounter counter) {
         int originalTokens = counter.count(text);
         if (originalTokens <= targetTokens) {
