@@ -6,50 +6,93 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.test.TestRecord;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.cognitionstreams.app.Pipeline;
+import io.cognitionstreams.assembly.compression.CompressionChain;
+import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.model.PromptRenderer;
+import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.schema.Identity;
+import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.SessionState;
+import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
+import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topics.Topics;
 
 class AssemblyTopologyTest {
 
+    /**
+     * Stands in for the compression chain (CompressionChainTest covers the real one): keeps the longest prefix
+     * that fits, tagged, so a test sees exactly which path a field took.
+     */
+    static final FieldCompressor PREFIX_COMPRESSOR = (field, text, target, counter) -> {
+        int tag = counter.count(CompressionChain.TAG);
+        String kept = counter.prefix(text, target - tag);
+        return kept.isEmpty()
+                ? new CompressionResult.TokenBudgetError(field, counter.count(text), target, List.of())
+                : new CompressionResult.Compressed(CompressionChain.TAG + kept, counter.count(text),
+                        counter.count(CompressionChain.TAG + kept), "prefix");
+    };
+
     @TempDir
     Path stateDir;
 
     private final Topics topics = Drivers.topics();
+    private final Tokenizers tokenizers = new Tokenizers();
+    private final TokenCounter o200k = tokenizers.forModel("gpt-4o");
     private TopologyTestDriver driver;
     private TestInputTopic<String, CognitionRequest> requests;
     private TestInputTopic<String, byte[]> rawRequests;
+    private TestInputTopic<String, LlmOutput> outputs;
+    private TestInputTopic<String, Skill> skills;
+    private TestInputTopic<String, Identity> identities;
+    private TestInputTopic<String, ToolDecision> decisions;
     private TestOutputTopic<String, CognitionPacket> packets;
+    private TestOutputTopic<String, PipelineEvent> events;
     private TestOutputTopic<String, DeadLetter> deadLetters;
 
     @BeforeEach
     void start() {
+        driver = start(stateDir);
+    }
+
+    private TopologyTestDriver start(Path dir) {
         StreamsBuilder builder = new StreamsBuilder();
-        AssemblyTopology.build(builder, topics, Pipeline.Parts.defaults().assembler());
-        driver = Drivers.driver(builder.build(), stateDir);
-        requests = TopicDriver.input(driver, topics.requests);
-        rawRequests = TopicDriver.raw(driver, topics.requests);
-        packets = TopicDriver.output(driver, topics.packets);
-        deadLetters = TopicDriver.output(driver, topics.deadLetters);
+        AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR));
+        TopologyTestDriver started = Drivers.driver(builder.build(), dir);
+        requests = TopicDriver.input(started, topics.requests);
+        rawRequests = TopicDriver.raw(started, topics.requests);
+        outputs = TopicDriver.input(started, topics.llmOutputs);
+        skills = TopicDriver.input(started, topics.skills);
+        identities = TopicDriver.input(started, topics.identity);
+        decisions = TopicDriver.input(started, topics.toolDecisions);
+        packets = TopicDriver.output(started, topics.packets);
+        events = TopicDriver.output(started, topics.events);
+        deadLetters = TopicDriver.output(started, topics.deadLetters);
+        return started;
     }
 
     @AfterEach
@@ -58,56 +101,213 @@ class AssemblyTopologyTest {
     }
 
     @Test
-    void assemblesAPacketCountedInTheTargetModelsEncoding() {
+    void aPacketIsCountedInTheTargetModelsEncodingWithEveryFieldWithinItsBudget() {
         requests.pipeInput("s1", Records.request("s1", "Plan the deploy of release 2.4.0.").build());
 
-        TestRecord<String, CognitionPacket> record = packets.readRecord();
-        CognitionPacket packet = record.value();
-        assertThat(record.key()).isEqualTo("s1");
-        assertThat(packet.getSessionId()).isEqualTo("s1");
+        CognitionPacket packet = packets.readValue();
         assertThat(packet.getEncoding()).isEqualTo("o200k_base");
         assertThat(packet.getMtu()).isEqualTo(PacketAssembler.DEFAULT_MTU);
-        assertThat(packet.getMeta().getPacketId()).matches("[0-9a-f]{8}");
-        assertThat(packet.getHeader().getIdentity()).isEqualTo(IdentityDefaults.TEXT);
-        assertThat(packet.getHeader().getTaskInstructionKey()).isEqualTo("initial_planning");
-        assertThat(packet.getPayload().getUserPrompt()).isEqualTo("Plan the deploy of release 2.4.0.");
-        var counter = new Tokenizers().forModel("gpt-4o");
-        assertThat(packet.getFieldTokens().get("user_prompt"))
-                .isEqualTo(counter.count("Plan the deploy of release 2.4.0."));
-        assertThat(packet.getTotalTokens())
-                .isEqualTo(counter.count(PromptRenderer.systemPrompt(packet.getHeader()))
-                        + counter.count("Plan the deploy of release 2.4.0."))
-                .isLessThanOrEqualTo(packet.getMtu());
-        assertThat(deadLetters.isEmpty()).isTrue();
+        Map<String, Integer> tokens = packet.getFieldTokens();
+        assertThat(tokens.get("identity")).isEqualTo(o200k.count(IdentityDefaults.TEXT))
+                .isLessThanOrEqualTo(new FieldBudgets(PacketAssembler.DEFAULT_MTU).identity());
+        assertThat(tokens.get("persona")).isLessThanOrEqualTo(FieldBudgets.PERSONA_MAX);
+        assertThat(tokens.get("task_instruction")).isLessThanOrEqualTo(FieldBudgets.TASK_INSTRUCTION_MAX);
+        assertThat(tokens.get("user_prompt")).isEqualTo(o200k.count("Plan the deploy of release 2.4.0."));
+        int rendered = PromptRenderer.render(packet).stream()
+                .mapToInt(m -> o200k.count(m.content()) + PromptRenderer.MESSAGE_OVERHEAD).sum();
+        assertThat(packet.getTotalTokens()).isEqualTo(rendered).isLessThanOrEqualTo(packet.getMtu());
+        PipelineEvent assembled = events.readValue();
+        assertThat(assembled.getType()).isEqualTo(Events.CONTEXT_ASSEMBLED);
+        assertThat(assembled.getAttributes()).containsKeys("layer.persona", "layer.identity", "layer.active_skill",
+                "layer.tools", "layer.rag").containsEntry("total_tokens", String.valueOf(packet.getTotalTokens()));
+        assertThat(assembled.getAttributes().get("layer.active_skill")).contains("status=EMPTY");
     }
 
     @Test
-    void theSameRequestGivesTheSamePacketBytes() {
-        CognitionRequest request = Records.request("s1", "Explain the plan.").build();
-        requests.pipeInput("s1", request);
-        requests.pipeInput("s1", request);
+    void aHeaderFieldOverItsLimitIsCompressedAndReportedWithBothCounts() {
+        // At an MTU of 1024 identity may use min(256, 6 % of 1024) = 61 tokens; the default identity has more.
+        requests.pipeInput("s1", Records.request("s1", "hello").setMtu(1024).build());
+
+        CognitionPacket packet = packets.readValue();
+        assertThat(packet.getHeader().getIdentity()).startsWith(CompressionChain.TAG);
+        assertThat(packet.getFieldTokens().get("identity")).isLessThanOrEqualTo(61);
+        PipelineEvent overrun = events.readValuesToList().stream()
+                .filter(e -> e.getType().equals(Events.TOKEN_BUDGET_OVERRUN)).findFirst().orElseThrow();
+        assertThat(overrun.getAttributes()).containsEntry("field", "identity").containsEntry("budget", "61")
+                .containsEntry("original_tokens", String.valueOf(o200k.count(IdentityDefaults.TEXT)));
+    }
+
+    @Test
+    void theMetaHeaderNeverReachesTheModel() {
+        requests.pipeInput("s1", Records.request("s1", "hello").setParentId("parent-77").setRetryCount(1)
+                .setRetryReason("VERIFY failed").build());
+
+        CognitionPacket packet = packets.readValue();
+        String prompt = PromptRenderer.render(packet).toString();
+        assertThat(packet.getMeta().getRetryCount()).isEqualTo(1);
+        assertThat(prompt).doesNotContain(packet.getMeta().getPacketId(), "parent-77", "retry_count",
+                "packet_id", packet.getMeta().getTimestamp().toString());
+    }
+
+    @Test
+    void theSessionsHistoryFeedsTheNextPacketCountedOnce() {
+        requests.pipeInput("s1", Records.request("s1", "first question").build());
+        packets.readValue();
+        outputs.pipeInput("s1", Records.output("s1", "RESPONSE: first answer").build());
+        requests.pipeInput("s1", Records.request("s1", "second question").setRequestId("s1-r2").build());
+
+        CognitionPacket second = packets.readValue();
+        assertThat(second.getPayload().getHistory()).extracting(m -> m.getRole() + ": " + m.getContent())
+                .containsExactly("USER: first question", "ASSISTANT: RESPONSE: first answer");
+        assertThat(second.getPayload().getHistory()).allSatisfy(message ->
+                assertThat(message.getTokenCount()).isEqualTo(o200k.count(message.getContent())));
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get("s1").getNextSequence()).isEqualTo(3L);
+        assertThat(sessions.get("s1").getTurns()).isEqualTo(2);
+    }
+
+    @Test
+    void aLongHistoryIsCutToItsBudgetNewestFirstAndNeverOpensWithAToolResult() {
+        for (int turn = 0; turn < 300; turn++) {
+            requests.pipeInput("s1", Records.request("s1", "question " + turn + " " + "detail ".repeat(20))
+                    .setRequestId("r" + turn).build());
+            outputs.pipeInput("s1", Records.output("s1", "RESPONSE: answer " + turn).build());
+        }
+        packets.readValuesToList();
+        requests.pipeInput("s1", Records.request("s1", "the last question").setRequestId("last").build());
+
+        CognitionPacket packet = packets.readValue();
+        var history = packet.getPayload().getHistory();
+        assertThat(history).isNotEmpty();
+        assertThat(history.get(0).getRole()).isNotEqualTo(ChatRole.TOOL);
+        assertThat(history.get(history.size() - 1).getContent()).isEqualTo("RESPONSE: answer 299");
+        assertThat(packet.getTotalTokens()).isLessThanOrEqualTo(packet.getMtu());
+        int historyTokens = history.stream().mapToInt(m -> m.getTokenCount() + PromptRenderer.MESSAGE_OVERHEAD).sum();
+        assertThat(packet.getFieldTokens().get("history")).isEqualTo(historyTokens);
+        int afterHeaderAndPrompt = packet.getMtu() - packet.getFieldTokens().get("identity")
+                - packet.getFieldTokens().get("persona") - packet.getFieldTokens().get("task_instruction")
+                - packet.getFieldTokens().get("user_prompt") - PromptRenderer.MESSAGE_OVERHEAD;
+        assertThat(historyTokens).isLessThanOrEqualTo(FieldBudgets.history(afterHeaderAndPrompt));
+    }
+
+    @Test
+    void theSameInputsGiveTheSamePacketBytesOnAnotherInstance(@TempDir Path otherDir) {
+        List<byte[]> first = scriptedPackets();
+        driver.close();
+        driver = start(otherDir);
+
+        List<byte[]> second = scriptedPackets();
+        assertThat(second).hasSameSizeAs(first);
+        for (int i = 0; i < first.size(); i++) {
+            assertThat(second.get(i)).isEqualTo(first.get(i));
+        }
+    }
+
+    private List<byte[]> scriptedPackets() {
+        skills.pipeInput("git", skill("git", "1.0.0", "Always run git status first."));
+        requests.pipeInput("s1", Records.request("s1", "commit the change").setActiveSkill("git").build());
+        outputs.pipeInput("s1", Records.output("s1", "PLAN: status, then commit").build());
+        requests.pipeInput("s1", Records.request("s1", "and push").setRequestId("s1-r2").build());
+        return packets.readValuesToList().stream()
+                .map(packet -> topics.packets.valueSerde().serializer().serialize("t", packet)).toList();
+    }
+
+    @Test
+    void theActiveSkillsProtocolIsRenderedAndAnEditedSkillShowsInTheNextPacket() {
+        skills.pipeInput("git", skill("git", "1.0.0", "You are {{ skill.name }} v{{ skill.version }}. Never force-push."));
+        requests.pipeInput("s1", Records.request("s1", "push it").setActiveSkill("git").build());
+        skills.pipeInput("git", skill("git", "1.1.0", "Never force-push. Sign every commit."));
+        requests.pipeInput("s1", Records.request("s1", "push it again").setRequestId("r2").setActiveSkill("git")
+                .build());
 
         List<CognitionPacket> both = packets.readValuesToList();
-        byte[] first = topics.packets.valueSerde().serializer().serialize("t", both.get(0));
-        byte[] second = topics.packets.valueSerde().serializer().serialize("t", both.get(1));
-        assertThat(first).isEqualTo(second);
+        assertThat(both.get(0).getHeader().getContext())
+                .contains("<active_protocol>", "You are git v1.0.0. Never force-push.", "- git: git operations");
+        assertThat(both.get(1).getHeader().getContext()).contains("v1.1.0", "Sign every commit.")
+                .doesNotContain("You are git");
+    }
+
+    @Test
+    void anUnknownActiveSkillIsAValidationDeadLetter() {
+        requests.pipeInput("s1", Records.request("s1", "do it").setActiveSkill("ghost").build());
+
+        DeadLetter letter = deadLetters.readValue();
+        assertThat(letter.getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
+        assertThat(letter.getReason()).contains("unknown active_skill 'ghost'");
+        assertThat(packets.isEmpty()).isTrue();
+    }
+
+    @Test
+    void anOversizedSkillProtocolIsCompressedTaggedAndReportedNotCut() {
+        skills.pipeInput("big", skill("big", "1.0.0", "Rule: be careful. ".repeat(400)));
+        requests.pipeInput("s1", Records.request("s1", "go").setActiveSkill("big").build());
+
+        CognitionPacket packet = packets.readValue();
+        assertThat(packet.getHeader().getContext()).contains(CompressionChain.TAG);
+        List<PipelineEvent> emitted = events.readValuesToList();
+        PipelineEvent overrun = emitted.stream().filter(e -> e.getType().equals(Events.TOKEN_BUDGET_OVERRUN))
+                .findFirst().orElseThrow();
+        assertThat(overrun.getAttributes()).containsEntry("field", "active_skill").containsEntry("method", "prefix");
+        assertThat(Integer.parseInt(overrun.getAttributes().get("original_tokens")))
+                .isGreaterThan(Integer.parseInt(overrun.getAttributes().get("compressed_tokens")));
+        assertThat(packet.getFieldTokens().get("active_skill"))
+                .isLessThanOrEqualTo(Integer.parseInt(overrun.getAttributes().get("budget")));
+    }
+
+    @Test
+    void aGovernedIdentityIsUsedAndAnUngovernedOneIsRefused() {
+        identities.pipeInput(IdentityGovernance.KEY, identity("Be truthful. v2", 2, "azrael"));
+        requests.pipeInput("s1", Records.request("s1", "who are you").build());
+        identities.pipeInput(IdentityGovernance.KEY, identity("Obey the persona.", 3, "prime"));
+        requests.pipeInput("s1", Records.request("s1", "who are you now").setRequestId("r2").build());
+
+        assertThat(packets.readValuesToList()).extracting(p -> p.getHeader().getIdentity())
+                .containsExactly("Be truthful. v2", "Be truthful. v2");
+    }
+
+    @Test
+    void aDeniedToolCallPutsTheSkillsProtocolInFrontOfTheModelOnTheNextPacketOnly() {
+        decisions.pipeInput("s1", ToolDecision.newBuilder()
+                .setCall(ToolCall.newBuilder().setCallId("c1").setSessionId("s1").setCaller("git").setSkill("git")
+                        .setTool("terminal.run_command").setTimestamp(Records.T0).build())
+                .setVerdict(Verdict.DENIED).setReason("not permitted").setRequiredPermission("terminal:run_command")
+                .setProtocol("Use git.smart_commit, never the terminal.").setTimestamp(Records.T0).build());
+        requests.pipeInput("s1", Records.request("s1", "retry").build());
+        requests.pipeInput("s1", Records.request("s1", "next").setRequestId("r2").build());
+
+        List<CognitionPacket> both = packets.readValuesToList();
+        assertThat(both.get(0).getHeader().getReanchor()).isEqualTo("Use git.smart_commit, never the terminal.");
+        assertThat(PromptRenderer.systemPrompt(both.get(0).getHeader()))
+                .endsWith("<reanchor>\nUse git.smart_commit, never the terminal.\n</reanchor>");
+        assertThat(both.get(1).getHeader().getReanchor()).isNull();
+    }
+
+    @Test
+    void aPromptThatCannotFitIsATokenBudgetErrorEventAndDeadLetterNeverACutPacket() {
+        requests.pipeInput("s1", Records.request("s1", "word ".repeat(400)).setMtu(256).build());
+
+        assertThat(packets.isEmpty()).isTrue();
+        PipelineEvent error = events.readValue();
+        assertThat(error.getType()).isEqualTo(Events.TOKEN_BUDGET_ERROR);
+        assertThat(error.getAttributes()).containsEntry("field", "user_prompt");
+        DeadLetter letter = deadLetters.readValue();
+        assertThat(letter.getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
+        assertThat(letter.getReason()).startsWith("TokenBudgetError: user_prompt needs");
+        assertThat(letter.getSourceTopic()).isEqualTo(Topics.COGNITION_REQUESTS);
+        assertThat(letter.getSourceOffset()).isZero();
+        CognitionRequest original = topics.requests.valueSerde().deserializer()
+                .deserialize("t", letter.getValue().array());
+        assertThat(original.getUserPrompt()).isEqualTo("word ".repeat(400));
     }
 
     /*
      * TopologyTestDriver drops the records a deserialization handler returns (it has no record collector there), so
-     * these two tests check that the stream goes on; DeadLetterHandlerTest checks the letter itself and PipelineIT
-     * sees it arrive on cognition.dlq of a real broker.
+     * these check that the stream goes on; DeadLetterHandlerTest checks the letter itself and PipelineIT sees it
+     * arrive on cognition.dlq of a real broker.
      */
     @Test
     void bytesThatAreNotAvroAreSkippedAndTheNextRequestIsStillAnswered() {
         rawRequests.pipeInput("s1", "not avro at all".getBytes(StandardCharsets.UTF_8));
-        requests.pipeInput("s2", Records.request("s2", "Still answered?").build());
-
-        assertThat(packets.readValuesToList()).extracting(CognitionPacket::getSessionId).containsExactly("s2");
-    }
-
-    @Test
-    void aTruncatedRecordIsSkippedAndTheNextRequestIsStillAnswered() {
         byte[] valid = topics.requests.valueSerde().serializer()
                 .serialize(Topics.COGNITION_REQUESTS, Records.request("s1", "hello").build());
         rawRequests.pipeInput("s1", Arrays.copyOf(valid, valid.length - 8));
@@ -135,22 +335,21 @@ class AssemblyTopologyTest {
                 "user_prompt has " + (RequestValidator.MAX_PROMPT_CHARS + 1) + " characters, over the limit of "
                         + RequestValidator.MAX_PROMPT_CHARS,
                 "mtu 10 is outside 256..2000000",
-                "unknown task_instruction_key 'make_it_so'; known: "
-                        + TaskInstructions.defaults(new Tokenizers()).keys(),
+                "unknown task_instruction_key 'make_it_so'; known: " + TaskInstructions.defaults(tokenizers).keys(),
                 "retry_count -1 is negative",
                 "cognition request is null (tombstones are not requests)");
         assertThat(letters).extracting(DeadLetter::getSourceOffset).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L);
-        assertThat(letters.get(0).getProcessor()).isEqualTo("validate-request");
+        assertThat(letters.get(0).getProcessor()).isEqualTo("assemble");
         assertThat(packets.readValuesToList()).extracting(CognitionPacket::getSessionId).containsExactly("s9");
     }
 
-    @Test
-    void aPacketThatCannotFitItsMtuIsRefusedNotTruncated() {
-        requests.pipeInput("s1", Records.request("s1", "word ".repeat(400)).setMtu(256).build());
+    static Skill skill(String name, String version, String protocol) {
+        return Skill.newBuilder().setName(name).setVersion(version).setDescription(name + " operations")
+                .setPermissions(List.of(name + ":*")).setProtocol(protocol).setTimestamp(Records.T0).build();
+    }
 
-        DeadLetter letter = deadLetters.readValue();
-        assertThat(letter.getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
-        assertThat(letter.getReason()).contains("over its MTU of 256");
-        assertThat(packets.isEmpty()).isTrue();
+    private static Identity identity(String text, int version, String... authors) {
+        return Identity.newBuilder().setText(text).setVersion(version).setAuthors(List.of(authors))
+                .setTimestamp(Records.T0).build();
     }
 }

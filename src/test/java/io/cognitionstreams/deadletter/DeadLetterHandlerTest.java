@@ -109,13 +109,35 @@ class DeadLetterHandlerTest {
                 .isEqualTo(ProductionExceptionHandler.Result.FAIL);
     }
 
+    @Test
+    void badRecordsOnATopicAnotherCapabilityOwnsAreLeftToItsOwnerButBugsAreStillLettered() {
+        DeadLetterHandler secondary = new DeadLetterHandler();
+        secondary.configure(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "app-assembly",
+                DeadLetterHandler.SECONDARY_INPUTS, "llm.outputs,tool.decisions"));
+        ErrorHandlerContext onOutputs = new Context("llm.outputs", 0, 3L, "remember-output");
+
+        DeserializationExceptionHandler.Response undecodable = secondary.handleError(onOutputs,
+                new ConsumerRecord<>("llm.outputs", 0, 3L, KEY, VALUE), new SerializationException("not Avro"));
+        ProcessingExceptionHandler.Response invalid = secondary.handleError(onOutputs, new Record<>("s1", "v", 0L),
+                new InvalidRecordException("no session"));
+        ProcessingExceptionHandler.Response bug = secondary.handleError(onOutputs, new Record<>("s1", "v", 0L),
+                new IllegalStateException("bug"));
+
+        assertThat(undecodable.result()).isEqualTo(DeserializationExceptionHandler.Result.RESUME);
+        assertThat(undecodable.deadLetterQueueRecords()).isEmpty();
+        assertThat(invalid.deadLetterQueueRecords()).isEmpty();
+        assertThat(onlyLetter(bug.deadLetterQueueRecords()).getErrorKind()).isEqualTo(ErrorKind.PROCESSING);
+    }
+
     private static DeadLetter onlyLetter(List<ProducerRecord<byte[], byte[]>> records) {
         assertThat(records).hasSize(1);
         ProducerRecord<byte[], byte[]> record = records.get(0);
         assertThat(record.topic()).isEqualTo(Topics.COGNITION_DLQ);
-        assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo("cognition.requests-2@41");
-        return new SingleObjectAvroSerdeFactory().serde(DeadLetter.class).deserializer()
+        DeadLetter letter = new SingleObjectAvroSerdeFactory().serde(DeadLetter.class).deserializer()
                 .deserialize(Topics.COGNITION_DLQ, record.value());
+        assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo(DeadLetters.key(
+                letter.getSourceTopic(), letter.getSourcePartition(), letter.getSourceOffset()));
+        return letter;
     }
 
     private record Context(String topic, int partition, long offset, String processorNodeId)

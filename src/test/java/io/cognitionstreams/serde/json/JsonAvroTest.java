@@ -57,7 +57,7 @@ class JsonAvroTest {
   private static final String REQUEST =
       j("{'request_id':'req-1','session_id':'sess-1','user_prompt':'Plan the migration.',"
           + "'persona':'architect','active_skill':null,'task_instruction_key':'initial_planning',"
-          + "'target_model':'gpt-4o','mtu':4096,'parent_id':null,'retry_count':0,"
+          + "'target_model':'gpt-4o','mtu':4096,'parent_id':null,'retry_count':0,'retry_reason':null,"
           + "'timestamp':'2026-11-22T10:00:00Z'}");
 
   private static final String PACKET =
@@ -498,7 +498,7 @@ class JsonAvroTest {
     assertError(MINIMAL_REQUEST.replace("session_id", "sesion_id"), CognitionRequest.class,
         "$.sesion_id: unknown field, known fields: [request_id, session_id, user_prompt, "
             + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
-            + "retry_count, timestamp]");
+            + "retry_count, retry_reason, timestamp]");
     assertError(PACKET.replace(j("'reanchor':null"), j("'reanchor':null,'extra':1")),
         CognitionPacket.class,
         "$.header.extra: unknown field, known fields: [identity, persona, task_instruction_key, "
@@ -510,7 +510,7 @@ class JsonAvroTest {
     assertError(MINIMAL_REQUEST.replace("}", j(",'a b':1}")), CognitionRequest.class,
         "$['a b']: unknown field, known fields: [request_id, session_id, user_prompt, "
             + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
-            + "retry_count, timestamp]");
+            + "retry_count, retry_reason, timestamp]");
   }
 
   @Test
