@@ -30,6 +30,8 @@ RUN groupadd --system --gid 10001 cognition \
 VOLUME ["/var/lib/cognition"]
 
 COPY --from=build /build/target/cognition-streams.jar /app/cognition-streams.jar
+# `run` loads ./skills (here /app/skills) into the skills topic at start.
+COPY skills /app/skills
 
 USER cognition
 WORKDIR /app

@@ -1,6 +1,8 @@
 package io.cognitionstreams.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -8,7 +10,14 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 
+import java.util.Map;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+
 import io.cognitionstreams.app.CognitionRuntime;
+import io.cognitionstreams.app.Publisher;
+import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
@@ -93,6 +102,11 @@ final class RunCommand implements Callable<Integer> {
                     + "under max.poll.interval.ms (5 min).")
     Duration compressionDeadline;
 
+    @Option(names = "--skills-dir", defaultValue = "skills", paramLabel = "DIR",
+            description = "Skills loaded into cognition.skills at start, when the directory exists "
+                    + "(default: ${DEFAULT-VALUE}); `cognition skills` reloads them while running.")
+    Path skillsDir;
+
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
     boolean demo;
@@ -124,16 +138,28 @@ final class RunCommand implements Callable<Integer> {
                 modelTimeout, 3),
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
                         compressionDeadline));
-        CognitionRuntime runtime;
+        CognitionRuntime started = null;
         try {
-            runtime = CognitionRuntime.start(settings);
-            runtime.awaitRunning(Duration.ofSeconds(90));
-        } catch (RuntimeException | InterruptedException e) {
+            // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
+            Map<String, Skill> skills = Files.isDirectory(skillsDir) ? SkillFiles.load(skillsDir, Instant.now())
+                    : Map.of();
+            started = CognitionRuntime.start(settings);
+            if (!skills.isEmpty()) {
+                Publisher.publish(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+                        started.topics().skills, skills);
+                err.printf("loaded %d skills from %s%n", skills.size(), skillsDir);
+            }
+            started.awaitRunning(Duration.ofSeconds(90));
+        } catch (RuntimeException | InterruptedException | IOException e) {
+            if (started != null) {
+                started.close();
+            }
             if (broker != null) {
                 broker.close();
             }
             throw e;
         }
+        CognitionRuntime runtime = started;
         err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
                 runtime.topics().avro().describe());
         err.flush();

@@ -1,0 +1,59 @@
+package io.cognitionstreams.skills;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.cognitionstreams.gatekeeper.Permission;
+import io.cognitionstreams.gatekeeper.SkillFormatException;
+import io.cognitionstreams.gatekeeper.SkillParser;
+import io.cognitionstreams.schema.Skill;
+
+/**
+ * Turns a directory of skills ({@code <name>/SKILL.md} plus the files its {@code required_refs} name) into the
+ * records of the skills topic. Refs are read here, once, so every instance renders the same protocol without
+ * access to the files.
+ */
+public final class SkillFiles {
+
+    private SkillFiles() {
+    }
+
+    /** The skills under {@code root}, by name (the topic's key), in name order. */
+    public static Map<String, Skill> load(Path root, Instant now) throws IOException {
+        Map<String, Skill> records = new LinkedHashMap<>();
+        for (io.cognitionstreams.gatekeeper.Skill skill : SkillParser.parseDirectory(root).values()) {
+            Path directory = root.resolve(skill.name());
+            Map<String, String> refs = new LinkedHashMap<>();
+            for (String ref : skill.requiredRefs()) {
+                Path file = directory.resolve(ref).normalize();
+                if (!file.startsWith(directory)) {
+                    throw new SkillFormatException(directory.resolve("SKILL.md").toString(),
+                            "required ref " + ref + " points outside the skill's directory");
+                }
+                if (!Files.isRegularFile(file)) {
+                    throw new SkillFormatException(directory.resolve("SKILL.md").toString(),
+                            "required ref " + ref + " does not exist");
+                }
+                refs.put(ref, Files.readString(file, StandardCharsets.UTF_8));
+            }
+            records.put(skill.name(), Skill.newBuilder()
+                    .setName(skill.name())
+                    .setVersion(skill.version())
+                    .setDescription(skill.description())
+                    .setPermissions(skill.permissions().permissions().stream().map(Permission::canonical).sorted()
+                            .toList())
+                    .setRequiredRefs(skill.requiredRefs())
+                    .setProtocol(skill.protocol())
+                    .setRefs(refs)
+                    .setSource(directory.resolve("SKILL.md").toString())
+                    .setTimestamp(now)
+                    .build());
+        }
+        return records;
+    }
+}
