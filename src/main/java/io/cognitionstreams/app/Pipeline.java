@@ -14,7 +14,7 @@ import io.cognitionstreams.assembly.ContextLayers;
 import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.ExtractiveSummarizer;
-import io.cognitionstreams.assembly.compression.MiniLmEmbedder;
+import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.model.ModelClient;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
@@ -77,7 +77,7 @@ public final class Pipeline {
     public static Map<String, Capability> capabilities(Parts parts) {
         Map<String, Capability> capabilities = new LinkedHashMap<>();
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
-                AssemblyTopology.build(builder, topics, parts.assembler()),
+                AssemblyTopology.build(builder, topics, parts.assembler(), MiniLmEmbedder.shared()),
                 Set.of(Topics.LLM_OUTPUTS, Topics.TOOL_DECISIONS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));

@@ -1,6 +1,8 @@
 package io.cognitionstreams.assembly;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -21,6 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.deadletter.DeadLetters;
+import io.cognitionstreams.embeddings.SentenceEmbedder;
+import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
@@ -31,7 +35,9 @@ import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.HistoryEntry;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.Skill;
@@ -54,13 +60,15 @@ public final class AssemblyTopology {
     public static final String HISTORY_STORE = "session-history";
     public static final String SKILLS_STORE = "skills";
     public static final String IDENTITY_STORE = "identity";
+    public static final String MEMORY_STORE = "episodic-memory";
 
     private static final Logger LOG = LoggerFactory.getLogger(AssemblyTopology.class);
 
     private AssemblyTopology() {
     }
 
-    public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler) {
+    public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler,
+                             SentenceEmbedder embedder) {
         // Skills and identity are small and read by every session: a global copy on each instance, not a join.
         builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(SKILLS_STORE),
                         Serdes.String(), topics.skills.valueSerde()).withLoggingDisabled(),
@@ -68,6 +76,10 @@ public final class AssemblyTopology {
         builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(IDENTITY_STORE),
                         Serdes.String(), topics.identity.valueSerde()).withLoggingDisabled(),
                 topics.identity.name(), topics.identity.consumed(), IdentityLoader::new);
+        // Memories are searched across sessions, so every instance holds all of them.
+        builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(MEMORY_STORE),
+                        Serdes.String(), topics.memory.valueSerde()).withLoggingDisabled(),
+                topics.memory.name(), topics.memory.consumed(), () -> new MirrorStore<>(MEMORY_STORE));
         // Changelogged, so a restart or a rebalance restores every session's history and pending re-anchor.
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_STORE),
                 Serdes.String(), topics.serde(SessionState.class)));
@@ -78,8 +90,8 @@ public final class AssemblyTopology {
         // for partition p owns the sessions of partition p on every topic: no repartition is needed.
         BranchedKStream<String, SpecificRecord> out = builder
                 .stream(topics.requests.name(), topics.requests.consumed())
-                .process(() -> new Assemble(assembler, topics.requests), Named.as("assemble"), SESSION_STORE,
-                        HISTORY_STORE)
+                .process(() -> new Assemble(assembler, embedder, topics.requests), Named.as("assemble"),
+                        SESSION_STORE, HISTORY_STORE)
                 .split(Named.as("assembled-"));
         out.branch((session, record) -> record instanceof CognitionPacket, Branched.withConsumer(packets -> packets
                 .mapValues(record -> (CognitionPacket) record, Named.as("as-packet"))
@@ -97,6 +109,26 @@ public final class AssemblyTopology {
                         HISTORY_STORE);
         builder.stream(topics.toolDecisions.name(), topics.toolDecisions.consumed())
                 .process(ReanchorOnDenial::new, Named.as("reanchor-on-denial"), SESSION_STORE);
+        // Embedded once here, on arrival, so neither a restore nor a search pays for it again.
+        builder.stream(topics.channel(Channel.MEMORY).name(), topics.channel(Channel.MEMORY).consumed())
+                .mapValues(block -> EpisodicMemory.remember(requireBlock(block), embedder), Named.as("embed-memory"))
+                .selectKey((session, entry) -> entry.getBlockId(), Named.as("key-by-block"))
+                .to(topics.memory.name(), topics.memory.produced());
+    }
+
+    private static RoutedBlock requireBlock(RoutedBlock block) {
+        if (block == null || block.getText().isBlank()) {
+            throw new InvalidRecordException("memory block is empty: nothing to remember");
+        }
+        return block;
+    }
+
+    private static <V> List<V> values(KeyValueStore<String, V> store) {
+        List<V> all = new ArrayList<>();
+        try (KeyValueIterator<String, V> iterator = store.all()) {
+            iterator.forEachRemaining(entry -> all.add(entry.value));
+        }
+        return all;
     }
 
     static SessionState stateOf(KeyValueStore<String, SessionState> sessions, String session) {
@@ -107,15 +139,18 @@ public final class AssemblyTopology {
     /** Assembles one request; budget failures become an event and a dead letter, never a cut packet. */
     private static final class Assemble implements Processor<String, CognitionRequest, String, SpecificRecord> {
         private final PacketAssembler assembler;
+        private final SentenceEmbedder embedder;
         private final Topic<String, CognitionRequest> requests;
         private ProcessorContext<String, SpecificRecord> context;
+        private KeyValueStore<String, MemoryEntry> memory;
         private KeyValueStore<String, SessionState> sessions;
         private HistoryStore history;
         private KeyValueStore<String, Skill> skills;
         private KeyValueStore<String, Identity> identity;
 
-        Assemble(PacketAssembler assembler, Topic<String, CognitionRequest> requests) {
+        Assemble(PacketAssembler assembler, SentenceEmbedder embedder, Topic<String, CognitionRequest> requests) {
             this.assembler = assembler;
+            this.embedder = embedder;
             this.requests = requests;
         }
 
@@ -126,6 +161,7 @@ public final class AssemblyTopology {
             history = new HistoryStore(context.getStateStore(HISTORY_STORE));
             skills = context.getStateStore(SKILLS_STORE);
             identity = context.getStateStore(IDENTITY_STORE);
+            memory = context.getStateStore(MEMORY_STORE);
         }
 
         @Override
@@ -139,8 +175,8 @@ public final class AssemblyTopology {
             try (HistoryStore.NewestFirst recent = history.newestFirst(session, state.getNextSequence(), counter)) {
                 Identity governed = identity.get(IdentityGovernance.KEY);
                 assembly = assembler.assemble(new AssemblyInput(request,
-                        governed != null ? governed.getText() : IdentityDefaults.TEXT, skill, this::allSkills,
-                        AssemblyInput.MemorySearch.NONE, () -> recent,
+                        governed != null ? governed.getText() : IdentityDefaults.TEXT, skill,
+                        () -> values(skills), new EpisodicMemory(embedder, () -> values(memory)), () -> recent,
                         Optional.ofNullable(state.getReanchorProtocol())));
             } catch (TokenBudgetException e) {
                 refuse(record, request, e);
@@ -177,13 +213,6 @@ public final class AssemblyTopology {
             return Optional.of(skill);
         }
 
-        private java.util.Collection<Skill> allSkills() {
-            java.util.List<Skill> all = new java.util.ArrayList<>();
-            try (KeyValueIterator<String, Skill> iterator = skills.all()) {
-                iterator.forEachRemaining(entry -> all.add(entry.value));
-            }
-            return all;
-        }
 
         private void refuse(Record<String, CognitionRequest> record, CognitionRequest request,
                             TokenBudgetException error) {
@@ -267,6 +296,32 @@ public final class AssemblyTopology {
                     .setReanchorSkill(decision.getCall().getSkill())
                     .setReanchorProtocol(decision.getProtocol())
                     .build());
+        }
+    }
+
+    /** Mirrors a compacted topic into a global store: a value replaces, a tombstone deletes. */
+    private static final class MirrorStore<V> implements Processor<String, V, Void, Void> {
+        private final String name;
+        private KeyValueStore<String, V> store;
+
+        MirrorStore(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(name);
+        }
+
+        @Override
+        public void process(Record<String, V> record) {
+            if (record.key() == null) {
+                LOG.error("record without a key on the topic of global store {} ignored", name);
+            } else if (record.value() == null) {
+                store.delete(record.key());
+            } else {
+                store.put(record.key(), record.value());
+            }
         }
     }
 

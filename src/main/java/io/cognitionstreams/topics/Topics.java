@@ -21,6 +21,7 @@ import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
@@ -52,6 +53,7 @@ public final class Topics {
     public static final String COGNITION_CHECKPOINTS = "cognition.checkpoints";
     public static final String COGNITION_SKILLS = "cognition.skills";
     public static final String COGNITION_IDENTITY = "cognition.identity";
+    public static final String COGNITION_MEMORY = "cognition.memory";
     public static final String COGNITION_EVENTS = "cognition.events";
     public static final String COGNITION_DLQ = "cognition.dlq";
     public static final String CHANNEL_PREFIX = "channel.";
@@ -72,6 +74,7 @@ public final class Topics {
     public final Topic<String, Checkpoint> checkpoints;
     public final Topic<String, Skill> skills;
     public final Topic<String, Identity> identity;
+    public final Topic<String, MemoryEntry> memory;
     public final Topic<String, PipelineEvent> events;
     public final Topic<String, DeadLetter> deadLetters;
     private final Map<Channel, Topic<String, RoutedBlock>> channels = new EnumMap<>(Channel.class);
@@ -107,6 +110,9 @@ public final class Topics {
         identity = add(COGNITION_IDENTITY, Identity.class,
                 Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
                 "`cognition identity set` (governance only) -> assembly (global table)");
+        memory = add(COGNITION_MEMORY, MemoryEntry.class,
+                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+                "assembly (embeds channel.memory) -> assembly's episodic memory (global store)");
         events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(),
                 "every topology -> monitoring");
         deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),

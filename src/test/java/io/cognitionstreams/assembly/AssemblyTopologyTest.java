@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.CompressionResult;
+import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.model.PromptRenderer;
+import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
@@ -28,6 +30,9 @@ import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Skill;
@@ -72,6 +77,8 @@ class AssemblyTopologyTest {
     private TestOutputTopic<String, CognitionPacket> packets;
     private TestOutputTopic<String, PipelineEvent> events;
     private TestOutputTopic<String, DeadLetter> deadLetters;
+    private TestInputTopic<String, RoutedBlock> memoryBlocks;
+    private TestOutputTopic<String, MemoryEntry> memories;
 
     @BeforeEach
     void start() {
@@ -81,7 +88,7 @@ class AssemblyTopologyTest {
     private TopologyTestDriver start(Path dir) {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR));
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared());
         TopologyTestDriver started = Drivers.driver(builder.build(), dir);
         requests = TopicDriver.input(started, topics.requests);
         rawRequests = TopicDriver.raw(started, topics.requests);
@@ -92,6 +99,8 @@ class AssemblyTopologyTest {
         packets = TopicDriver.output(started, topics.packets);
         events = TopicDriver.output(started, topics.events);
         deadLetters = TopicDriver.output(started, topics.deadLetters);
+        memoryBlocks = TopicDriver.input(started, topics.channel(Channel.MEMORY));
+        memories = TopicDriver.output(started, topics.memory);
         return started;
     }
 
@@ -225,6 +234,31 @@ class AssemblyTopologyTest {
                 .contains("<active_protocol>", "You are git v1.0.0. Never force-push.", "- git: git operations");
         assertThat(both.get(1).getHeader().getContext()).contains("v1.1.0", "Sign every commit.")
                 .doesNotContain("You are git");
+    }
+
+    @Test
+    void rememberedBlocksAreEmbeddedOnceAndTheMostSimilarReachLaterPacketsOfAnySession() {
+        memoryBlocks.pipeInput("s0", memoryBlock("b1", "VERIFY: the database backup restored in four minutes."));
+        memoryBlocks.pipeInput("s0", memoryBlock("b2", "THOUGHT_SEED: try a canary deploy for the payment service."));
+        List<org.apache.kafka.streams.test.TestRecord<String, MemoryEntry>> written = memories.readRecordsToList();
+        assertThat(written).extracting(org.apache.kafka.streams.test.TestRecord::key).containsExactly("b1", "b2");
+        assertThat(written.get(0).value().getEmbedding()).hasSize(384);
+        // The entries come back through the compacted topic into every instance's global store.
+        TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
+        written.forEach(record -> memoryTopic.pipeInput(record.key(), record.value()));
+
+        requests.pipeInput("s2", Records.request("s2", "How long does restoring the database backup take?").build());
+
+        String context = packets.readValue().getHeader().getContext();
+        assertThat(context).contains("[RAG Knowledge]", "restored in four minutes");
+        assertThat(context.indexOf("restored in four minutes")).isLessThan(context.indexOf("canary") < 0
+                ? Integer.MAX_VALUE : context.indexOf("canary"));
+    }
+
+    private static RoutedBlock memoryBlock(String id, String text) {
+        return RoutedBlock.newBuilder().setBlockId(id).setOutputId("o").setPacketId("p").setRequestId("r")
+                .setSessionId("s0").setMarker(Marker.VERIFY).setSequence(0).setBlockCount(1)
+                .setChannel("memory").setText(text).setTimestamp(Records.T0).build();
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import io.cognitionstreams.assembly.compression.Sentences.Unit;
 import io.cognitionstreams.tokens.TokenCounter;
+import io.cognitionstreams.embeddings.SentenceEmbedder;
 
 /**
  * Local, deterministic extractive summarizer: keeps whole sentences, never cuts one.

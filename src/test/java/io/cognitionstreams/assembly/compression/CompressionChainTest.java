@@ -16,6 +16,8 @@ import io.cognitionstreams.assembly.compression.CompressionResult.Compressed;
 import io.cognitionstreams.assembly.compression.CompressionResult.TokenBudgetError;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
+import io.cognitionstreams.embeddings.MiniLmEmbedder;
+import io.cognitionstreams.embeddings.SentenceEmbedder;
 
 /** The extractive tier runs the real all-MiniLM-L6-v2 model, loaded once for the class; models are stand-ins. */
 class CompressionChainTest {

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
+import io.cognitionstreams.embeddings.MiniLmEmbedder;
 
 /** Runs the real all-MiniLM-L6-v2 model, loaded once for the class. */
 class ExtractiveSummarizerTest {

@@ -1,4 +1,4 @@
-package io.cognitionstreams.assembly.compression;
+package io.cognitionstreams.embeddings;
 
 import java.util.ArrayList;
 import java.util.List;
