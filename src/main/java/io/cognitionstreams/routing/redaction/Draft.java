@@ -1,0 +1,78 @@
+package io.cognitionstreams.routing.redaction;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The text as it moves through the stages. Tags written by one stage are cut out of what later stages see: each
+ * stage scans only the stretches between tags, so no stage can match inside, or across, an earlier tag.
+ */
+final class Draft {
+
+    private final Map<String, Integer> counts = new TreeMap<>();
+    private String text;
+    // Start and end of every tag in the current text, ascending.
+    private int[] tags = new int[0];
+
+    Draft(String text) {
+        this.text = text;
+    }
+
+    void run(Stage stage) {
+        List<Hit> hits = new ArrayList<>();
+        int from = 0;
+        for (int t = 0; t <= tags.length; t += 2) {
+            int to = t < tags.length ? tags[t] : text.length();
+            if (from == 0 && to == text.length()) {
+                stage.scan(text, hits);
+            } else if (to > from) {
+                List<Hit> local = new ArrayList<>();
+                stage.scan(text.substring(from, to), local);
+                for (Hit hit : local) {
+                    hits.add(hit.shift(from));
+                }
+            }
+            if (t < tags.length) {
+                from = tags[t + 1];
+            }
+        }
+        if (!hits.isEmpty()) {
+            replace(Hit.resolve(hits));
+        }
+    }
+
+    Redaction result() {
+        return new Redaction(text, counts);
+    }
+
+    // hits: ascending, disjoint, all outside existing tags.
+    private void replace(List<Hit> hits) {
+        StringBuilder out = new StringBuilder(text.length() + 24 * hits.size());
+        int[] merged = new int[tags.length + 2 * hits.size()];
+        int m = 0;
+        int t = 0;
+        int pos = 0;
+        int shift = 0;
+        for (Hit hit : hits) {
+            while (t < tags.length && tags[t] < hit.start()) {
+                merged[m++] = tags[t++] + shift;
+                merged[m++] = tags[t++] + shift;
+            }
+            out.append(text, pos, hit.start());
+            merged[m++] = out.length();
+            out.append("[REDACTED:").append(hit.type()).append(']');
+            merged[m++] = out.length();
+            shift = out.length() - hit.end();
+            pos = hit.end();
+            counts.merge(hit.type(), 1, Integer::sum);
+        }
+        while (t < tags.length) {
+            merged[m++] = tags[t++] + shift;
+        }
+        out.append(text, pos, text.length());
+        text = out.toString();
+        tags = merged;
+    }
+}
