@@ -21,6 +21,7 @@ import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.routing.DestinationMatrix;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.routing.RoutingTopology;
+import io.cognitionstreams.routing.redaction.Redactor;
 import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topics.Topics;
 
@@ -36,10 +37,11 @@ public final class Pipeline {
     /** The domain objects the topologies wrap, built once per app. */
     public record Parts(PacketAssembler assembler, OutputRouter router) {
 
-        /** The local parts only: extractive compression, no model tiers. */
+        /** The local parts only: extractive compression, no model tiers, default routing and redaction. */
         public static Parts defaults() {
             return with(CompressionChain.builder()
-                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build());
+                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build(),
+                    new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()));
         }
 
         /** With the Lite and Prime compression tiers when the settings name them. */
@@ -52,14 +54,24 @@ public final class Pipeline {
                 settings.compression().liteModel().ifPresent(name -> chain.lite(client, name));
                 settings.compression().primeModel().ifPresent(name -> chain.prime(client, name));
             }
-            return with(chain.deadline(settings.compression().deadline()).build());
+            Settings.RoutingSettings routing = settings.routing();
+            try {
+                Redactor redactor = routing.redactionConfig().isPresent()
+                        ? Redactor.fromConfig(routing.redactionConfig().get()) : Redactor.defaults();
+                DestinationMatrix matrix = routing.destinations().map(DestinationMatrix::parse)
+                        .orElseGet(DestinationMatrix::defaults);
+                return with(chain.deadline(settings.compression().deadline()).build(),
+                        new OutputRouter(matrix, redactor));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot read the redaction config "
+                        + routing.redactionConfig().get(), e);
+            }
         }
 
-        private static Parts with(FieldCompressor compressor) {
+        private static Parts with(FieldCompressor compressor, OutputRouter router) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                    ContextLayers.defaults(compressor), compressor),
-                    new OutputRouter(DestinationMatrix.defaults()));
+                    ContextLayers.defaults(compressor), compressor), router);
         }
     }
 

@@ -16,17 +16,30 @@ import java.util.Optional;
  * @param streamThreads     Kafka Streams threads (one per core is a good start)
  * @param model             which model answers packets
  * @param compression       which models compress oversized fields after the local summarizer
+ * @param routing           the destination matrix and redaction rules, when not the defaults
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
-                       int streamThreads, ModelSettings model, CompressionSettings compression) {
+                       int streamThreads, ModelSettings model, CompressionSettings compression,
+                       RoutingSettings routing) {
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
     /** The local single-node defaults tests and the demo use. */
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
-                ModelSettings.replay(), CompressionSettings.localOnly());
+                ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults());
+    }
+
+    /**
+     * @param destinations    rows replacing the default destination matrix, e.g. {@code PLAN=cli_chat;VERIFY=}
+     * @param redactionConfig a redaction config file (docs/redaction.md); empty means the built-in rules
+     */
+    public record RoutingSettings(Optional<String> destinations, Optional<Path> redactionConfig) {
+
+        public static RoutingSettings defaults() {
+            return new RoutingSettings(Optional.empty(), Optional.empty());
+        }
     }
 
     /**

@@ -102,6 +102,14 @@ final class RunCommand implements Callable<Integer> {
                     + "under max.poll.interval.ms (5 min).")
     Duration compressionDeadline;
 
+    @Option(names = "--destinations", paramLabel = "MARKER=ch,...;...",
+            description = "Rows replacing seed 003's destination matrix, e.g. \"PLAN=cli_chat;THOUGHT_SEED=memory\".")
+    String destinations;
+
+    @Option(names = "--redaction-config", paramLabel = "FILE",
+            description = "Content-policy rules and profanity list (format in docs/redaction.md).")
+    Path redactionConfig;
+
     @Option(names = "--skills-dir", defaultValue = "skills", paramLabel = "DIR",
             description = "Skills loaded into cognition.skills at start, when the directory exists "
                     + "(default: ${DEFAULT-VALUE}); `cognition skills` reloads them while running.")
@@ -137,7 +145,8 @@ final class RunCommand implements Callable<Integer> {
                 Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName),
                 modelTimeout, 3),
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
-                        compressionDeadline));
+                        compressionDeadline),
+                new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig)));
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.

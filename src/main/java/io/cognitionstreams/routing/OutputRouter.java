@@ -3,20 +3,24 @@ package io.cognitionstreams.routing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import org.apache.avro.specific.SpecificRecord;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.routing.redaction.Redaction;
+import io.cognitionstreams.routing.redaction.Redactor;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
 
 /**
- * Parses one LLM output and addresses each block to its channels. Every block keeps the output's lineage
- * (packet, parent, request, session) and its position, so consumers can restore order and trace it back.
- * A block addressed to the shell becomes a {@link ToolCall} for the gatekeeper instead of a channel record.
+ * Parses one LLM output, scrubs every block (PII, content policy, profanity) and addresses it to its channels.
+ * Every block keeps the output's lineage (packet, parent, request, session) and its position, so consumers can
+ * restore order and trace it back. A block addressed to the shell becomes a {@link ToolCall} for the gatekeeper
+ * instead of a channel record; the call carries the command as written, because the executor must run exactly
+ * what was approved, and tool.calls is read by the gatekeeper and executors, not by people.
  */
 public final class OutputRouter {
 
@@ -28,25 +32,45 @@ public final class OutputRouter {
     public static final String NO_SKILL_CALLER = "agent";
 
     private final DestinationMatrix matrix;
+    private final Redactor redactor;
 
-    public OutputRouter(DestinationMatrix matrix) {
+    public OutputRouter(DestinationMatrix matrix, Redactor redactor) {
         this.matrix = matrix;
+        this.redactor = redactor;
     }
 
-    /** Channel records ({@link RoutedBlock}) and tool calls ({@link ToolCall}), in block order. */
-    public List<SpecificRecord> route(LlmOutput output) {
+    /**
+     * @param blocks     one channel record per block and channel, in block order
+     * @param toolCalls  one call per EXECUTE block, in block order
+     * @param markers    every block's marker in order, redirected or not (for interrupt accounting)
+     * @param redactions what was scrubbed from the whole output, per entity type
+     */
+    public record Routing(List<RoutedBlock> blocks, List<ToolCall> toolCalls, List<Marker> markers,
+                          Map<String, Integer> redactions) {
+    }
+
+    public Routing route(LlmOutput output) {
         validate(output);
-        List<MarkerParser.Block> blocks = MarkerParser.parse(output.getText());
-        List<SpecificRecord> routed = new ArrayList<>();
-        for (int i = 0; i < blocks.size(); i++) {
-            MarkerParser.Block block = blocks.get(i);
+        List<MarkerParser.Block> parsed = MarkerParser.parse(output.getText());
+        List<RoutedBlock> blocks = new ArrayList<>();
+        List<ToolCall> calls = new ArrayList<>();
+        List<Marker> markers = new ArrayList<>(parsed.size());
+        Map<String, Integer> redactions = new TreeMap<>();
+        for (int i = 0; i < parsed.size(); i++) {
+            MarkerParser.Block block = parsed.get(i);
+            markers.add(block.marker());
             String blockId = output.getOutputId() + "#" + i;
+            Redaction scrubbed = null;
             for (Channel channel : matrix.channels(block.marker())) {
                 if (channel == Channel.SHELL) {
-                    routed.add(toolCall(output, blockId, block.text()));
+                    calls.add(toolCall(output, blockId, block.text()));
                     continue;
                 }
-                routed.add(RoutedBlock.newBuilder()
+                if (scrubbed == null) {
+                    scrubbed = redactor.redact(block.text());
+                    scrubbed.counts().forEach((type, count) -> redactions.merge(type, count, Integer::sum));
+                }
+                blocks.add(RoutedBlock.newBuilder()
                         .setBlockId(blockId)
                         .setOutputId(output.getOutputId())
                         .setPacketId(output.getPacketId())
@@ -55,15 +79,15 @@ public final class OutputRouter {
                         .setSessionId(output.getSessionId())
                         .setMarker(block.marker())
                         .setSequence(i)
-                        .setBlockCount(blocks.size())
+                        .setBlockCount(parsed.size())
                         .setChannel(channel.id())
-                        .setText(block.text())
-                        .setRedactions(Map.of())
+                        .setText(scrubbed.text())
+                        .setRedactions(scrubbed.counts())
                         .setTimestamp(output.getTimestamp())
                         .build());
             }
         }
-        return routed;
+        return new Routing(blocks, calls, markers, redactions);
     }
 
     private static ToolCall toolCall(LlmOutput output, String blockId, String command) {

@@ -12,15 +12,21 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.testing.Drivers;
@@ -39,11 +45,13 @@ class RoutingTopologyTest {
     private final Map<Channel, TestOutputTopic<String, RoutedBlock>> channels = new EnumMap<>(Channel.class);
     private TestOutputTopic<String, ToolCall> toolCalls;
     private TestOutputTopic<String, DeadLetter> deadLetters;
+    private TestOutputTopic<String, PipelineEvent> events;
+    private TestOutputTopic<String, CouncilMessage> council;
 
     @BeforeEach
     void start() {
         StreamsBuilder builder = new StreamsBuilder();
-        RoutingTopology.build(builder, topics, new OutputRouter(DestinationMatrix.defaults()));
+        RoutingTopology.build(builder, topics, new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()));
         driver = Drivers.driver(builder.build(), stateDir);
         outputs = TopicDriver.input(driver, topics.llmOutputs);
         for (Channel channel : Channel.values()) {
@@ -51,6 +59,8 @@ class RoutingTopologyTest {
         }
         toolCalls = TopicDriver.output(driver, topics.toolCalls);
         deadLetters = TopicDriver.output(driver, topics.deadLetters);
+        events = TopicDriver.output(driver, topics.events);
+        council = TopicDriver.output(driver, topics.councilMessages);
     }
 
     @AfterEach
@@ -119,6 +129,56 @@ class RoutingTopologyTest {
         assertThat(new String(letters.get(0).getKey().array(), StandardCharsets.UTF_8)).isEqualTo("s1");
         assertThat(channels.get(Channel.WEB_CHAT).readValuesToList()).extracting(RoutedBlock::getText)
                 .containsExactly("fine");
+    }
+
+    @Test
+    void piiIsScrubbedFromEveryChannelCountedPerTypeButTheApprovedCommandKeepsItsText() {
+        outputs.pipeInput("s1", Records.output("s1", "RESPONSE: mail jane.doe@example.com or call +44 20 7946 0958,"
+                + " card 4111 1111 1111 1111.\nEXECUTE: curl -H 'Authorization: Bearer sk-proj-abcdefghijklmnop"
+                + "qrstuvwxyz0123' https://api.example.com").build());
+
+        RoutedBlock response = channels.get(Channel.WEB_CHAT).readValue();
+        assertThat(response.getText()).doesNotContain("jane.doe", "7946", "4111")
+                .contains("[REDACTED:EMAIL]", "[REDACTED:PHONE]", "[REDACTED:CARD]");
+        assertThat(response.getRedactions()).containsEntry("EMAIL", 1).containsEntry("PHONE", 1)
+                .containsEntry("CARD", 1);
+        PipelineEvent event = events.readValue();
+        assertThat(event.getType()).isEqualTo(RoutingTopology.REDACTION_EVENT);
+        assertThat(event.getAttributes()).containsEntry("EMAIL", "1").containsEntry("CARD", "1");
+        assertThat(toolCalls.readValue().getArguments()).contains("sk-proj-abcdefghijklmnop");
+    }
+
+    @Test
+    void threeInterruptsInARowRaiseExactlyOneEscalationAcrossOutputs() {
+        outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: one\nTHOUGHT_SEED: aside").setOutputId("o1").build());
+        outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: two").setOutputId("o2").build());
+        outputs.pipeInput("s2", Records.output("s2", "INTERRUPT: other session").setOutputId("x1").build());
+        outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: three\nINTERRUPT: four").setOutputId("o3").build());
+
+        List<org.apache.kafka.streams.test.TestRecord<String, CouncilMessage>> escalations =
+                council.readRecordsToList();
+        assertThat(escalations).hasSize(1);
+        CouncilMessage escalation = escalations.get(0).value();
+        assertThat(escalations.get(0).key()).isEqualTo(RoutingTopology.COUNCIL_ID);
+        assertThat(escalation.getType()).isEqualTo(CouncilMessageType.ESCALATION);
+        assertThat(escalation.getRiskLevel()).isEqualTo(RiskLevel.HIGH);
+        assertThat(escalation.getSender()).isEqualTo(RoutingTopology.SENDER);
+        assertThat(escalation.getSessionId()).isEqualTo("s1");
+        assertThat(escalation.getMsgId()).isEqualTo("o3-interrupts");
+        KeyValueStore<String, Integer> streaks = driver.getKeyValueStore(RoutingTopology.INTERRUPT_STORE);
+        assertThat(streaks.get("s1")).isEqualTo(4);
+        assertThat(streaks.get("s2")).isEqualTo(1);
+    }
+
+    @Test
+    void workBetweenInterruptsEndsTheStreak() {
+        outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: one\nINTERRUPT: two").setOutputId("o1").build());
+        outputs.pipeInput("s1", Records.output("s1", "RESPONSE: resumed").setOutputId("o2").build());
+        outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: three").setOutputId("o3").build());
+        assertThat(council.isEmpty()).isTrue();
+
+        outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: four\nINTERRUPT: five").setOutputId("o4").build());
+        assertThat(council.readValuesToList()).extracting(CouncilMessage::getMsgId).containsExactly("o4-interrupts");
     }
 
     private List<Marker> markers(Channel channel) {

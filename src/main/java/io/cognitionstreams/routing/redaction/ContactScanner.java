@@ -250,16 +250,22 @@ final class ContactScanner {
     }
 
     /**
-     * End of the longest run of whole groups with a digit total in {@code [min, max]}. Only a cut after a space
-     * may leave digits behind: 030-1234-5678-9 is one longer number, not a phone number and a 9.
+     * End of the longest run of whole groups with a digit total in {@code [min, max]} that the text does not
+     * continue. Only a cut before a space may leave digits behind: 030-1234-5678-9 is one longer number, not a phone
+     * number and a 9, while +1 415 555 0132 0a is a phone number and a word.
      */
     private static int longestFit(String s, int[] ends, int[] totals, int groups, int min, int max) {
         for (int g = groups - 1; g >= 0; g--) {
             if (totals[g] > max) {
                 continue;
             }
-            if (totals[g] < min || numberContinues(s, ends[g])) {
+            if (totals[g] < min) {
                 return -1;
+            }
+            if (numberContinues(s, ends[g])) {
+                // Groups glued to a word or to more digits (+1 415 555 0132 0.0a) are not this number: try the
+                // shorter run, which a cut inside 030-1234-5678-9 never yields (it cannot end at a space).
+                continue;
             }
             return ends[g];
         }
