@@ -172,7 +172,9 @@ public final class AssemblyTopology {
             Optional<Skill> skill = activeSkill(request);
             TokenCounter counter = assembler.counterFor(request.getTargetModel());
             PacketAssembler.Assembly assembly;
-            try (HistoryStore.NewestFirst recent = history.newestFirst(session, state.getNextSequence(), counter)) {
+            long historyUntil = request.getHistoryUntil() != null
+                    ? Math.min(request.getHistoryUntil(), state.getNextSequence()) : state.getNextSequence();
+            try (HistoryStore.NewestFirst recent = history.newestFirst(session, historyUntil, counter)) {
                 Identity governed = identity.get(IdentityGovernance.KEY);
                 assembly = assembler.assemble(new AssemblyInput(request,
                         governed != null ? governed.getText() : IdentityDefaults.TEXT, skill,
@@ -182,7 +184,7 @@ public final class AssemblyTopology {
                 refuse(record, request, e);
                 return;
             }
-            CognitionPacket packet = assembly.packet();
+            CognitionPacket packet = CognitionPacket.newBuilder(assembly.packet()).setHistoryUntil(historyUntil).build();
             context.forward(record.withValue(packet));
             assembly.events().forEach(event -> context.forward(record.withValue(event)));
             SessionState.Builder next = SessionState.newBuilder(state)

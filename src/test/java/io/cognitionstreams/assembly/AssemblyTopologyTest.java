@@ -176,6 +176,27 @@ class AssemblyTopologyTest {
     }
 
     @Test
+    void aRequestCanTravelBackToTheHistoryAsItWasAtACheckpoint() {
+        requests.pipeInput("s1", Records.request("s1", "first question").build());
+        outputs.pipeInput("s1", Records.output("s1", "RESPONSE: first answer").build());
+        requests.pipeInput("s1", Records.request("s1", "second question").setRequestId("r2").build());
+        outputs.pipeInput("s1", Records.output("s1", "VERIFY: fail").build());
+        CognitionPacket checkpointed = packets.readValuesToList().get(1);
+        assertThat(checkpointed.getHistoryUntil()).isEqualTo(2L);
+
+        requests.pipeInput("s1", Records.request("s1", "second question").setRequestId("r2").setRetryCount(1)
+                .setRetryReason("VERIFY failed").setHistoryUntil(checkpointed.getHistoryUntil()).build());
+
+        CognitionPacket retry = packets.readValue();
+        assertThat(retry.getHistoryUntil()).isEqualTo(2L);
+        assertThat(retry.getPayload().getHistory()).extracting(m -> m.getContent())
+                .containsExactly("first question", "RESPONSE: first answer",
+                        "[AUTO-FIX RECOVERY]\nPrevious attempt failed: VERIFY failed\n"
+                                + "We have rolled back to a previous checkpoint.\n"
+                                + "Please analyze the error and try a different approach.");
+    }
+
+    @Test
     void aLongHistoryIsCutToItsBudgetNewestFirstAndNeverOpensWithAToolResult() {
         for (int turn = 0; turn < 300; turn++) {
             requests.pipeInput("s1", Records.request("s1", "question " + turn + " " + "detail ".repeat(20))

@@ -57,7 +57,7 @@ class JsonAvroTest {
   private static final String REQUEST =
       j("{'request_id':'req-1','session_id':'sess-1','user_prompt':'Plan the migration.',"
           + "'persona':'architect','active_skill':null,'task_instruction_key':'initial_planning',"
-          + "'target_model':'gpt-4o','mtu':4096,'parent_id':null,'retry_count':0,'retry_reason':null,"
+          + "'target_model':'gpt-4o','mtu':4096,'parent_id':null,'retry_count':0,'retry_reason':null,'history_until':null,"
           + "'timestamp':'2026-11-22T10:00:00Z'}");
 
   private static final String PACKET =
@@ -73,7 +73,7 @@ class JsonAvroTest {
           + "{'role':'USER','content':'Hi','tool_call_id':null,'name':'alice','token_count':1},"
           + "{'role':'TOOL','content':'ok','tool_call_id':'call-7','name':null,'token_count':null}],"
           + "'user_prompt':'Plan the migration.'},"
-          + "'field_tokens':{'history':7,'identity':4},'total_tokens':42}");
+          + "'history_until':0,'field_tokens':{'history':7,'identity':4},'total_tokens':42}");
 
   private static final String COUNCIL =
       j("{'msg_id':'m-1','parent_id':'m-0','council_id':'default',"
@@ -498,7 +498,7 @@ class JsonAvroTest {
     assertError(MINIMAL_REQUEST.replace("session_id", "sesion_id"), CognitionRequest.class,
         "$.sesion_id: unknown field, known fields: [request_id, session_id, user_prompt, "
             + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
-            + "retry_count, retry_reason, timestamp]");
+            + "retry_count, retry_reason, history_until, timestamp]");
     assertError(PACKET.replace(j("'reanchor':null"), j("'reanchor':null,'extra':1")),
         CognitionPacket.class,
         "$.header.extra: unknown field, known fields: [identity, persona, task_instruction_key, "
@@ -510,7 +510,7 @@ class JsonAvroTest {
     assertError(MINIMAL_REQUEST.replace("}", j(",'a b':1}")), CognitionRequest.class,
         "$['a b']: unknown field, known fields: [request_id, session_id, user_prompt, "
             + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
-            + "retry_count, retry_reason, timestamp]");
+            + "retry_count, retry_reason, history_until, timestamp]");
   }
 
   @Test
