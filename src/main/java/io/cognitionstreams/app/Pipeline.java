@@ -15,6 +15,8 @@ import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.ExtractiveSummarizer;
 import io.cognitionstreams.assembly.compression.MiniLmEmbedder;
+import io.cognitionstreams.gatekeeper.GatekeeperSettings;
+import io.cognitionstreams.gatekeeper.GatekeeperTopology;
 import io.cognitionstreams.model.ModelClient;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
@@ -34,12 +36,13 @@ import io.cognitionstreams.topics.Topics;
 public final class Pipeline {
 
     /** The domain objects the topologies wrap, built once per app. */
-    public record Parts(PacketAssembler assembler, OutputRouter router) {
+    public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper) {
 
-        /** The local parts only: extractive compression, no model tiers. */
+        /** The local parts only: extractive compression, no model tiers; the gatekeeper's defaults. */
         public static Parts defaults() {
             return with(CompressionChain.builder()
-                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build());
+                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build(),
+                    GatekeeperSettings.defaults());
         }
 
         /** With the Lite and Prime compression tiers when the settings name them. */
@@ -52,14 +55,14 @@ public final class Pipeline {
                 settings.compression().liteModel().ifPresent(name -> chain.lite(client, name));
                 settings.compression().primeModel().ifPresent(name -> chain.prime(client, name));
             }
-            return with(chain.deadline(settings.compression().deadline()).build());
+            return with(chain.deadline(settings.compression().deadline()).build(), settings.gatekeeper());
         }
 
-        private static Parts with(FieldCompressor compressor) {
+        private static Parts with(FieldCompressor compressor, GatekeeperSettings gatekeeper) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                     ContextLayers.defaults(compressor), compressor),
-                    new OutputRouter(DestinationMatrix.defaults()));
+                    new OutputRouter(DestinationMatrix.defaults()), gatekeeper);
         }
     }
 
@@ -81,6 +84,9 @@ public final class Pipeline {
                 Set.of(Topics.LLM_OUTPUTS, Topics.TOOL_DECISIONS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));
+        // Assembly dead-letters bad skill records; the gatekeeper reads the same topic and must not add a letter.
+        capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
+                GatekeeperTopology.build(builder, topics, parts.gatekeeper()), Set.of(Topics.COGNITION_SKILLS)));
         return capabilities;
     }
 

@@ -12,6 +12,8 @@ import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.gatekeeper.CognitiveLoad;
+import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -93,6 +95,17 @@ final class RunCommand implements Callable<Integer> {
                     + "under max.poll.interval.ms (5 min).")
     Duration compressionDeadline;
 
+    @Option(names = "--root-caller", paramLabel = "NAME",
+            description = "Caller whose tool calls the gatekeeper approves without a permission check (each one is "
+                    + "recorded as a PRIVILEGED_CALL event). Default: none.")
+    String rootCaller;
+
+    @Option(names = "--cognitive-load-threshold", paramLabel = "N",
+            defaultValue = "" + CognitiveLoad.DEFAULT_THRESHOLD,
+            description = "Active skills a session may have before its tool results carry a cognitive-load warning "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int cognitiveLoadThreshold;
+
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
     boolean demo;
@@ -107,6 +120,9 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        // Checked before a broker starts: a bad flag should cost nothing.
+        GatekeeperSettings gatekeeper = new GatekeeperSettings(Optional.ofNullable(rootCaller),
+                cognitiveLoadThreshold);
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.bootstrapServers;
         if (bootstrap == null) {
@@ -123,7 +139,7 @@ final class RunCommand implements Callable<Integer> {
                 Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName),
                 modelTimeout, 3),
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
-                        compressionDeadline));
+                        compressionDeadline), gatekeeper);
         CognitionRuntime runtime;
         try {
             runtime = CognitionRuntime.start(settings);
