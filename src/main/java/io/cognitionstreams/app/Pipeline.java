@@ -15,6 +15,8 @@ import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.ExtractiveSummarizer;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
+import io.cognitionstreams.gatekeeper.GatekeeperSettings;
+import io.cognitionstreams.gatekeeper.GatekeeperTopology;
 import io.cognitionstreams.model.ModelClient;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
@@ -35,13 +37,13 @@ import io.cognitionstreams.topics.Topics;
 public final class Pipeline {
 
     /** The domain objects the topologies wrap, built once per app. */
-    public record Parts(PacketAssembler assembler, OutputRouter router) {
+    public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper) {
 
-        /** The local parts only: extractive compression, no model tiers, default routing and redaction. */
+        /** The local parts only: extractive compression, no model tiers, default routing, redaction, gatekeeper. */
         public static Parts defaults() {
             return with(CompressionChain.builder()
                     .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build(),
-                    new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()));
+                    new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), GatekeeperSettings.defaults());
         }
 
         /** With the Lite and Prime compression tiers when the settings name them. */
@@ -61,17 +63,17 @@ public final class Pipeline {
                 DestinationMatrix matrix = routing.destinations().map(DestinationMatrix::parse)
                         .orElseGet(DestinationMatrix::defaults);
                 return with(chain.deadline(settings.compression().deadline()).build(),
-                        new OutputRouter(matrix, redactor));
+                        new OutputRouter(matrix, redactor), settings.gatekeeper());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot read the redaction config "
                         + routing.redactionConfig().get(), e);
             }
         }
 
-        private static Parts with(FieldCompressor compressor, OutputRouter router) {
+        private static Parts with(FieldCompressor compressor, OutputRouter router, GatekeeperSettings gatekeeper) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                    ContextLayers.defaults(compressor), compressor), router);
+                    ContextLayers.defaults(compressor), compressor), router, gatekeeper);
         }
     }
 
@@ -93,6 +95,9 @@ public final class Pipeline {
                 Set.of(Topics.LLM_OUTPUTS, Topics.TOOL_DECISIONS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));
+        // Assembly dead-letters bad skill records; the gatekeeper reads the same topic and must not add a letter.
+        capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
+                GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor()), Set.of(Topics.COGNITION_SKILLS)));
         return capabilities;
     }
 

@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
+import io.cognitionstreams.gatekeeper.GatekeeperSettings;
+
 /**
  * Everything an operator sets for one app instance. The CLI fills it from flags; tests build it directly.
  *
@@ -17,18 +19,20 @@ import java.util.Optional;
  * @param model             which model answers packets
  * @param compression       which models compress oversized fields after the local summarizer
  * @param routing           the destination matrix and redaction rules, when not the defaults
+ * @param gatekeeper        the root caller, if any, and the cognitive-load threshold
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
-                       RoutingSettings routing) {
+                       RoutingSettings routing, GatekeeperSettings gatekeeper) {
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
     /** The local single-node defaults tests and the demo use. */
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
-                ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults());
+                ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
+                GatekeeperSettings.defaults());
     }
 
     /**

@@ -17,7 +17,7 @@ public final class StreamsSettings {
     /** The configuration of one capability's Kafka Streams application. */
     public static Properties of(Settings settings, String capability, java.util.Set<String> secondaryInputs) {
         Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId() + "-" + capability);
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId(settings.applicationId(), capability));
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir().toString());
@@ -29,6 +29,11 @@ public final class StreamsSettings {
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 15_000);
         settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));
         return props;
+    }
+
+    /** The Kafka Streams application id of one capability: its group, and the prefix of its internal topics. */
+    public static String applicationId(String applicationId, String capability) {
+        return applicationId + "-" + capability;
     }
 
     /** Every error path ends in cognition.dlq; shared with tests so they run with the app's exact handlers. */

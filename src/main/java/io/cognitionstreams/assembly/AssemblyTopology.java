@@ -43,6 +43,7 @@ import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
@@ -70,9 +71,7 @@ public final class AssemblyTopology {
     public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler,
                              SentenceEmbedder embedder) {
         // Skills and identity are small and read by every session: a global copy on each instance, not a join.
-        builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(SKILLS_STORE),
-                        Serdes.String(), topics.skills.valueSerde()).withLoggingDisabled(),
-                topics.skills.name(), topics.skills.consumed(), SkillsLoader::new);
+        SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
         builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(IDENTITY_STORE),
                         Serdes.String(), topics.identity.valueSerde()).withLoggingDisabled(),
                 topics.identity.name(), topics.identity.consumed(), IdentityLoader::new);
@@ -321,30 +320,6 @@ public final class AssemblyTopology {
                 LOG.error("record without a key on the topic of global store {} ignored", name);
             } else if (record.value() == null) {
                 store.delete(record.key());
-            } else {
-                store.put(record.key(), record.value());
-            }
-        }
-    }
-
-    /** Keeps only well-formed skills: a bad SKILL.md must not take the running skill away. */
-    private static final class SkillsLoader implements Processor<String, Skill, Void, Void> {
-        private KeyValueStore<String, Skill> store;
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(SKILLS_STORE);
-        }
-
-        @Override
-        public void process(Record<String, Skill> record) {
-            if (record.key() == null) {
-                LOG.error("skill record without a key ignored: skills are keyed by name");
-            } else if (record.value() == null) {
-                store.delete(record.key());
-            } else if (!record.key().equals(record.value().getName())) {
-                LOG.error("skill record keyed {} names skill {}: ignored, kept the previous version",
-                        record.key(), record.value().getName());
             } else {
                 store.put(record.key(), record.value());
             }

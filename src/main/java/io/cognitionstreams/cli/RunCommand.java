@@ -21,6 +21,8 @@ import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.gatekeeper.CognitiveLoad;
+import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -114,6 +116,16 @@ final class RunCommand implements Callable<Integer> {
             description = "Skills loaded into cognition.skills at start, when the directory exists "
                     + "(default: ${DEFAULT-VALUE}); `cognition skills` reloads them while running.")
     Path skillsDir;
+    @Option(names = "--root-caller", paramLabel = "NAME",
+            description = "Caller whose tool calls the gatekeeper approves without a permission check (each one is "
+                    + "recorded as a PRIVILEGED_CALL event). Default: none.")
+    String rootCaller;
+
+    @Option(names = "--cognitive-load-threshold", paramLabel = "N",
+            defaultValue = "" + CognitiveLoad.DEFAULT_THRESHOLD,
+            description = "Active skills a session may have before its tool results carry a cognitive-load warning "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int cognitiveLoadThreshold;
 
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
@@ -129,6 +141,9 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        // Checked before a broker starts: a bad flag should cost nothing.
+        GatekeeperSettings gatekeeper = new GatekeeperSettings(Optional.ofNullable(rootCaller),
+                cognitiveLoadThreshold);
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.bootstrapServers;
         if (bootstrap == null) {
@@ -146,7 +161,8 @@ final class RunCommand implements Callable<Integer> {
                 modelTimeout, 3),
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
                         compressionDeadline),
-                new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig)));
+                new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig)),
+                gatekeeper);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.

@@ -1,39 +1,75 @@
 package io.cognitionstreams.gatekeeper;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
  * The gatekeeper's verdict on one call; maps onto the {@code ToolDecision} record.
  *
- * @param approved           whether the tool may run
+ * @param kind               which check decided: approval, privileged approval, or the check that failed
  * @param reason             for the model and the audit log: names the tool, the skill and what was missing
  * @param requiredPermission on a permission denial, the canonical permission ({@code service:method}) the skill
  *                           lacks; null otherwise
  * @param protocol           on a permission denial, the skill's protocol (SKILL.md body), so the model re-reads its
  *                           rules at the moment it drifted from them; null otherwise
- * @param privileged         true when the configured root caller made the call: approved without a permission check,
- *                           and flagged so it gets recorded
  */
-public record Decision(boolean approved, String reason, String requiredPermission, String protocol,
-                       boolean privileged) {
+public record Decision(Kind kind, String reason, String requiredPermission, String protocol) {
+
+    /** What decided a call; every kind but the first two is a denial. */
+    public enum Kind {
+        APPROVED(true),
+        /** The configured root caller: approved without a permission check, and recorded. */
+        PRIVILEGED(true),
+        NO_SESSION(false),
+        MALFORMED_TOOL(false),
+        /** The caller is the root caller, but a skill of that name exists: no call is privileged while it does. */
+        ROOT_IS_SKILL(false),
+        NO_SKILL(false),
+        UNKNOWN_SKILL(false),
+        CALLER_MISMATCH(false),
+        /** The skill lacks the permission: the one denial that carries the protocol (re-anchoring). */
+        PERMISSION(false);
+
+        private final boolean approved;
+
+        Kind(boolean approved) {
+            this.approved = approved;
+        }
+
+        /** Lower-case name, for event attributes and metric tags. */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     public Decision {
+        Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(reason, "reason");
     }
 
+    /** Whether the tool may run. */
+    public boolean approved() {
+        return kind.approved;
+    }
+
+    /** True when the configured root caller made the call: approved unchecked, and flagged so it gets recorded. */
+    public boolean privileged() {
+        return kind == Kind.PRIVILEGED;
+    }
+
     static Decision approve(String reason) {
-        return new Decision(true, reason, null, null, false);
+        return new Decision(Kind.APPROVED, reason, null, null);
     }
 
     static Decision approvePrivileged(String reason) {
-        return new Decision(true, reason, null, null, true);
+        return new Decision(Kind.PRIVILEGED, reason, null, null);
     }
 
-    static Decision deny(String reason) {
-        return new Decision(false, reason, null, null, false);
+    static Decision deny(Kind kind, String reason) {
+        return new Decision(kind, reason, null, null);
     }
 
     static Decision denyWithProtocol(String reason, String requiredPermission, String protocol) {
-        return new Decision(false, reason, requiredPermission, protocol, false);
+        return new Decision(Kind.PERMISSION, reason, requiredPermission, protocol);
     }
 }

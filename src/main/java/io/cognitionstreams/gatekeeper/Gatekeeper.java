@@ -3,13 +3,17 @@ package io.cognitionstreams.gatekeeper;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.cognitionstreams.gatekeeper.Decision.Kind;
+
 /**
  * Decides whether a tool call may run. Deny by default; the checks, in order, stop at the first that fails:
  * <ol>
  *   <li>The call has a session (non-blank id): the session is the caller's identity.</li>
  *   <li>The tool is a well-formed tool name ({@link ToolNames}).</li>
  *   <li>A call by the configured root caller is approved, {@link Decision#privileged() privileged}: no skill
- *       or permission check applies to it.</li>
+ *       or permission check applies to it. Unless a skill has the root caller's name: then that skill's calls
+ *       would be privileged too, so root calls are denied until the names differ. The registry may change while
+ *       the gatekeeper runs (skills arrive on a topic), so this is checked on each root call, not once.</li>
  *   <li>The call names an active skill, the registry knows it, and the caller is that skill: a skill cannot call
  *       tools in another skill's name and borrow its permissions.</li>
  *   <li>The skill's permissions allow the tool. If not, the denial carries the permission that would allow it and
@@ -38,23 +42,28 @@ public final class Gatekeeper {
     private final String rootCaller;
 
     /**
-     * @param rootCaller the caller whose calls are approved unchecked; empty for none. It must not be a skill's name,
-     *                   or that skill's calls would all be privileged.
-     * @throws IllegalArgumentException if {@code rootCaller} is blank, has surrounding whitespace, or names a skill
+     * @param rootCaller the caller whose calls are approved unchecked; empty for none. It should be no skill's name:
+     *                   while a skill has it, root calls are denied.
+     * @throws IllegalArgumentException if {@code rootCaller} is blank or has surrounding whitespace
      */
     public Gatekeeper(SkillRegistry skills, Optional<String> rootCaller) {
         this.skills = Objects.requireNonNull(skills, "skills");
-        this.rootCaller = rootCaller.orElse(null);
-        if (this.rootCaller != null) {
-            if (this.rootCaller.isBlank() || !this.rootCaller.equals(this.rootCaller.strip())) {
-                throw new IllegalArgumentException("root caller \"" + this.rootCaller
+        this.rootCaller = requireValidRootCaller(rootCaller).orElse(null);
+    }
+
+    /**
+     * Checks a root caller's name, for configuration to fail at start rather than at the first call.
+     *
+     * @throws IllegalArgumentException if it is blank or has surrounding whitespace
+     */
+    public static Optional<String> requireValidRootCaller(Optional<String> rootCaller) {
+        rootCaller.ifPresent(root -> {
+            if (root.isBlank() || !root.equals(root.strip())) {
+                throw new IllegalArgumentException("root caller \"" + root
                         + "\" must be non-blank with no surrounding whitespace");
             }
-            if (skills.find(this.rootCaller).isPresent()) {
-                throw new IllegalArgumentException("root caller \"" + this.rootCaller
-                        + "\" is also a skill's name; pick a name no skill uses");
-            }
-        }
+        });
+        return rootCaller;
     }
 
     public Optional<String> rootCaller() {
@@ -65,32 +74,39 @@ public final class Gatekeeper {
         String tool = call.tool();
         String caller = call.caller();
         if (call.sessionId() == null || call.sessionId().isBlank()) {
-            return Decision.deny("identity verification failed: no session (tool " + tool + ", caller \""
-                    + caller + "\")");
+            return Decision.deny(Kind.NO_SESSION, "identity verification failed: no session (tool " + tool
+                    + ", caller \"" + caller + "\")");
         }
         int delimiter = ToolNames.delimiter(tool);
         if (delimiter < 0) {
-            return Decision.deny("denied: \"" + tool + "\" is not a tool name; tools are named service.method or "
-                    + "service:method, with letters, digits, _ and - in each part");
+            return Decision.deny(Kind.MALFORMED_TOOL, "denied: \"" + tool + "\" is not a tool name; tools are "
+                    + "named service.method or service:method, with letters, digits, _ and - in each part");
         }
         if (caller.equals(rootCaller)) {
+            if (skills.find(rootCaller).isPresent()) {
+                return Decision.deny(Kind.ROOT_IS_SKILL, "identity verification failed: root caller \"" + caller
+                        + "\" is also a skill's name (tool " + tool + "); no call is privileged until the skill or "
+                        + "the root caller is renamed");
+            }
             return Decision.approvePrivileged("approved: root caller \"" + caller + "\" may call " + tool
                     + " without a permission check; privileged, recorded");
         }
         String skillName = call.skill();
         if (skillName == null || skillName.isBlank()) {
-            return Decision.deny("identity verification failed: no active skill for tool " + tool + " (caller \""
-                    + caller + "\"); only a skill, through its permissions, or the root caller may call tools");
+            return Decision.deny(Kind.NO_SKILL, "identity verification failed: no active skill for tool " + tool
+                    + " (caller \"" + caller + "\"); only a skill, through its permissions, or the root caller may "
+                    + "call tools");
         }
         Optional<Skill> found = skills.find(skillName);
         if (found.isEmpty()) {
-            return Decision.deny("identity verification failed: unknown skill \"" + skillName + "\" (tool " + tool
-                    + ", caller \"" + caller + "\")");
+            return Decision.deny(Kind.UNKNOWN_SKILL, "identity verification failed: unknown skill \"" + skillName
+                    + "\" (tool " + tool + ", caller \"" + caller + "\")");
         }
         Skill skill = found.get();
         if (!caller.equals(skill.name())) {
-            return Decision.deny("identity verification failed: caller \"" + caller + "\" is not the active skill \""
-                    + skill.name() + "\" (tool " + tool + "); a skill calls tools only in its own name");
+            return Decision.deny(Kind.CALLER_MISMATCH, "identity verification failed: caller \"" + caller
+                    + "\" is not the active skill \"" + skill.name() + "\" (tool " + tool + "); a skill calls tools "
+                    + "only in its own name");
         }
         if (skill.permissions().allows(tool)) {
             return Decision.approve("approved: skill \"" + skill.name() + "\" is permitted " + tool);

@@ -39,6 +39,11 @@ public final class OutputRouter {
         this.redactor = redactor;
     }
 
+    /** The scrubber every block goes through; the gatekeeper uses the same one for channel.shell. */
+    public Redactor redactor() {
+        return redactor;
+    }
+
     /**
      * @param blocks     one channel record per block and channel, in block order
      * @param toolCalls  one call per EXECUTE block, in block order

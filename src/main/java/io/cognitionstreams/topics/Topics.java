@@ -25,6 +25,7 @@ import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.SessionControl;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
@@ -46,7 +47,9 @@ public final class Topics {
     public static final String LLM_OUTPUTS = "llm.outputs";
     public static final String TOOL_CALLS = "tool.calls";
     public static final String TOOL_DECISIONS = "tool.decisions";
+    public static final String TOOL_OUTCOMES = "tool.outcomes";
     public static final String TOOL_RESULTS = "tool.results";
+    public static final String SESSION_CONTROL = "session.control";
     public static final String COUNCIL_MESSAGES = "council.messages";
     public static final String COUNCIL_DECISIONS = "council.decisions";
     public static final String COUNCIL_ROLES = "council.roles";
@@ -67,7 +70,9 @@ public final class Topics {
     public final Topic<String, LlmOutput> llmOutputs;
     public final Topic<String, ToolCall> toolCalls;
     public final Topic<String, ToolDecision> toolDecisions;
+    public final Topic<String, ToolResult> toolOutcomes;
     public final Topic<String, ToolResult> toolResults;
+    public final Topic<String, SessionControl> sessionControl;
     public final Topic<String, CouncilMessage> councilMessages;
     public final Topic<String, CouncilDecision> councilDecisions;
     public final Topic<String, RoleStatus> councilRoles;
@@ -93,8 +98,12 @@ public final class Topics {
                 "marker routing (EXECUTE) and agents -> gatekeeper");
         toolDecisions = add(TOOL_DECISIONS, ToolDecision.class, Map.of(),
                 "gatekeeper -> tool executors, assembly (re-anchoring)");
-        toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(),
+        toolOutcomes = add(TOOL_OUTCOMES, ToolResult.class, Map.of(),
                 "tool executors -> gatekeeper (cognitive-load warnings)");
+        toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(),
+                "gatekeeper (outcomes, with a warning when the session is overloaded) -> agents");
+        sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(),
+                "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(),
                 "council roles, routing escalations -> council");
         councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(),
@@ -118,8 +127,9 @@ public final class Topics {
         deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),
                 "every topology and the model worker -> operators");
         for (Channel channel : Channel.values()) {
+            String producer = channel == Channel.SHELL ? "gatekeeper (approved shell calls only)" : "marker routing";
             channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(),
-                    "marker routing -> " + channel.id() + " consumers"));
+                    producer + " -> " + channel.id() + " consumers"));
         }
     }
 

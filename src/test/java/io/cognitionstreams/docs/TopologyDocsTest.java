@@ -42,4 +42,17 @@ class TopologyDocsTest {
                 "([\"channel.memory\"])");
         assertThat(routing).doesNotContain("([\"channel.shell\"])");
     }
+
+    @Test
+    void onlyTheGatekeeperWritesTheShellChannel() {
+        Map<String, String> docs = TopologyDocs.render();
+
+        assertThat(docs.get("gatekeeper.md")).contains("([\"tool.calls\"])", "([\"tool.decisions\"])",
+                "([\"channel.shell\"])", "[(\"active-skills\")]");
+        assertThat(docs).allSatisfy((file, text) -> {
+            if (file.endsWith(".txt") && !file.equals("gatekeeper.txt")) {
+                assertThat(text).as(file).doesNotContain("(topic: channel.shell)");
+            }
+        });
+    }
 }

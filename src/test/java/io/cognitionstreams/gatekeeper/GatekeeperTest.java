@@ -28,6 +28,7 @@ class GatekeeperTest {
         Decision decision = gatekeeper.decide(new Call("s1", "git", "git", "git.commit"));
 
         assertThat(decision.approved()).isTrue();
+        assertThat(decision.kind()).isEqualTo(Decision.Kind.APPROVED);
         assertThat(decision.privileged()).isFalse();
         assertThat(decision.reason()).isEqualTo("approved: skill \"git\" is permitted git.commit");
         assertThat(decision.requiredPermission()).isNull();
@@ -39,6 +40,7 @@ class GatekeeperTest {
         Decision decision = gatekeeper.decide(new Call("s1", "writer", "writer", "shell.run"));
 
         assertThat(decision.approved()).isFalse();
+        assertThat(decision.kind()).isEqualTo(Decision.Kind.PERMISSION);
         assertThat(decision.privileged()).isFalse();
         assertThat(decision.requiredPermission()).isEqualTo("shell:run");
         assertThat(decision.protocol()).isEqualTo(WRITER_PROTOCOL);
@@ -64,6 +66,7 @@ class GatekeeperTest {
             Decision decision = gatekeeper.decide(new Call(session, "git", "git", "git.status"));
 
             assertThat(decision.approved()).isFalse();
+            assertThat(decision.kind()).isEqualTo(Decision.Kind.NO_SESSION);
             assertThat(decision.reason()).isEqualTo(
                     "identity verification failed: no session (tool git.status, caller \"git\")");
             assertThat(decision.protocol()).isNull();
@@ -80,6 +83,7 @@ class GatekeeperTest {
         Decision decision = gatekeeper.decide(new Call("s1", "hacker", "hacker", "shell.run"));
 
         assertThat(decision.approved()).isFalse();
+        assertThat(decision.kind()).isEqualTo(Decision.Kind.UNKNOWN_SKILL);
         assertThat(decision.reason()).isEqualTo(
                 "identity verification failed: unknown skill \"hacker\" (tool shell.run, caller \"hacker\")");
         assertThat(decision.requiredPermission()).isNull();
@@ -91,6 +95,7 @@ class GatekeeperTest {
         Decision decision = gatekeeper.decide(new Call("s1", "agent", null, "shell.run"));
 
         assertThat(decision.approved()).isFalse();
+        assertThat(decision.kind()).isEqualTo(Decision.Kind.NO_SKILL);
         assertThat(decision.reason()).startsWith(
                 "identity verification failed: no active skill for tool shell.run (caller \"agent\")");
     }
@@ -100,6 +105,7 @@ class GatekeeperTest {
         Decision decision = gatekeeper.decide(new Call("s1", "writer", "git", "git.push"));
 
         assertThat(decision.approved()).isFalse();
+        assertThat(decision.kind()).isEqualTo(Decision.Kind.CALLER_MISMATCH);
         assertThat(decision.reason()).isEqualTo("identity verification failed: caller \"writer\" is not the active "
                 + "skill \"git\" (tool git.push); a skill calls tools only in its own name");
     }
@@ -118,6 +124,7 @@ class GatekeeperTest {
             Decision decision = gatekeeper.decide(new Call("s1", "ops", skill, "shell.run"));
 
             assertThat(decision.approved()).isTrue();
+            assertThat(decision.kind()).isEqualTo(Decision.Kind.PRIVILEGED);
             assertThat(decision.privileged()).isTrue();
             assertThat(decision.reason()).contains("root caller \"ops\"").contains("shell.run").contains("privileged");
         }
@@ -143,19 +150,30 @@ class GatekeeperTest {
             Decision decision = gatekeeper.decide(new Call("s1", caller, "git", "git"));
 
             assertThat(decision.approved()).isFalse();
+            assertThat(decision.kind()).isEqualTo(Decision.Kind.MALFORMED_TOOL);
             assertThat(decision.reason()).startsWith("denied: \"git\" is not a tool name");
         }
     }
 
     @Test
-    void theRootCallerMustBeAValidNameAndNoSkills() {
-        assertThatThrownBy(() -> new Gatekeeper(REGISTRY, Optional.of("git")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("root caller \"git\" is also a skill's name");
+    void theRootCallerMustBeAValidName() {
         assertThatThrownBy(() -> new Gatekeeper(REGISTRY, Optional.of(" ")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("must be non-blank");
         assertThatThrownBy(() -> new Gatekeeper(REGISTRY, Optional.of(" ops")))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void whileASkillHasTheRootCallersNameNoCallIsPrivileged() {
+        Gatekeeper clashing = new Gatekeeper(REGISTRY, Optional.of("git"));
+
+        Decision decision = clashing.decide(new Call("s1", "git", "git", "shell.run"));
+
+        assertThat(decision.approved()).isFalse();
+        assertThat(decision.kind()).isEqualTo(Decision.Kind.ROOT_IS_SKILL);
+        assertThat(decision.reason()).isEqualTo("identity verification failed: root caller \"git\" is also a "
+                + "skill's name (tool shell.run); no call is privileged until the skill or the root caller is renamed");
+        assertThat(decision.protocol()).isNull();
     }
 }
