@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.model.ModelClient;
+import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
@@ -43,10 +44,21 @@ public final class CognitionRuntime implements AutoCloseable {
     }
 
     public static CognitionRuntime start(Settings settings) {
+        return start(settings, Map.of());
+    }
+
+    /**
+     * @param skills skills to publish before the topologies start, so their global stores hold them from the first
+     *               record on (a request naming a skill the store has not read yet would be dead-lettered)
+     */
+    public static CognitionRuntime start(Settings settings, Map<String, Skill> skills) {
         Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         Topics topics = new Topics(AvroSerdes.forRegistry(settings.schemaRegistryUrl()));
         try (Admin admin = Admin.create(client)) {
             TopicProvisioner.ensure(admin, topics, settings.partitions(), settings.replicationFactor());
+        }
+        if (!skills.isEmpty()) {
+            Publisher.publish(client, topics.skills, skills);
         }
         Pipeline.Parts parts = Pipeline.Parts.of(settings);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();

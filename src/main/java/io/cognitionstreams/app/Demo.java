@@ -15,12 +15,16 @@ public final class Demo {
     }
 
     public static List<CognitionRequest> requests(Instant now) {
+        // Skills from skills/: git may not run shell commands (its EXECUTE is denied and the model re-anchored),
+        // shell-operator may (its command reaches channel.shell).
         return List.of(
-                request("demo-deploy", "developer", "Plan the deploy of release 2.4.0 to production.", now),
-                request("demo-triage", "developer", "Triage the crash bug reported against the parser.", now),
-                request("demo-research", "researcher", "Research and compare the evaluation setups of three papers.",
-                        now),
-                request("demo-cleanup", "architect", "Clean up the disk on the build server, it is full.", now));
+                request("demo-deploy", "developer", "git", "Plan the deploy of release 2.4.0 to production.", now),
+                request("demo-triage", "developer", "shell-operator",
+                        "Triage the crash bug reported against the parser.", now),
+                request("demo-research", "researcher", "researcher",
+                        "Research and compare the evaluation setups of three papers.", now),
+                request("demo-cleanup", "architect", "shell-operator",
+                        "Clean up the disk on the build server, it is full.", now));
     }
 
     /** Bytes that no Avro decoder accepts: shows the dead-letter path next to the valid traffic. */
@@ -28,13 +32,14 @@ public final class Demo {
         return "{\"this\": \"is JSON, not an Avro cognition request\"}".getBytes(StandardCharsets.UTF_8);
     }
 
-    private static CognitionRequest request(String session, String persona, String prompt, Instant now) {
+    private static CognitionRequest request(String session, String persona, String skill, String prompt,
+                                            Instant now) {
         return CognitionRequest.newBuilder()
                 .setRequestId(session + "-r1")
                 .setSessionId(session)
                 .setUserPrompt(prompt)
                 .setPersona(persona)
-                .setActiveSkill(null)
+                .setActiveSkill(skill)
                 .setTaskInstructionKey("initial_planning")
                 .setTargetModel("gpt-4o")
                 .setTimestamp(now)

@@ -28,6 +28,7 @@ import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -59,6 +60,7 @@ final class DemoWatcher {
         Set<String> pending = new HashSet<>();
         requests.forEach(request -> pending.add(request.getSessionId()));
         boolean letterSeen = false;
+        Set<String> undecided = new HashSet<>();
         try (KafkaConsumer<byte[], byte[]> consumer = watchFromEnd();
              KafkaProducer<byte[], byte[]> producer = producer()) {
             Topic<String, CognitionRequest> in = topics.requests;
@@ -84,9 +86,15 @@ final class DemoWatcher {
                     if (value instanceof DeadLetter letter && letter.getSourceTopic().equals(in.name())) {
                         letterSeen = true;
                     }
+                    if (value instanceof ToolCall call) {
+                        undecided.add(call.getCallId());
+                    }
+                    if (value instanceof ToolDecision decision) {
+                        undecided.remove(decision.getCall().getCallId());
+                    }
                 }
                 out.flush();
-                boolean complete = pending.isEmpty() && letterSeen;
+                boolean complete = pending.isEmpty() && letterSeen && undecided.isEmpty();
                 if (timeout != null && complete && System.nanoTime() - quietSince > Duration.ofSeconds(1).toNanos()) {
                     return true;
                 }
@@ -111,8 +119,12 @@ final class DemoWatcher {
                     block.getBlockCount(), block.getMarker(), oneLine(block.getText()));
         }
         if (value instanceof ToolCall call) {
-            return String.format("%s %-14s %s %s (awaits the gatekeeper)", label, call.getSessionId(), call.getTool(),
-                    oneLine(call.getArguments()));
+            return String.format("%s %-14s %s %s (skill %s)", label, call.getSessionId(), call.getTool(),
+                    oneLine(call.getArguments()), call.getSkill());
+        }
+        if (value instanceof ToolDecision decision) {
+            return String.format("%s %-14s %s %s: %s", label, decision.getCall().getSessionId(),
+                    decision.getVerdict(), decision.getCall().getTool(), oneLine(decision.getReason()));
         }
         if (value instanceof DeadLetter letter) {
             return String.format("%s %s-%d@%d %s: %s", label, letter.getSourceTopic(), letter.getSourcePartition(),
@@ -138,6 +150,7 @@ final class DemoWatcher {
             watched.add(Topics.channelTopic(channel));
         }
         watched.add(Topics.TOOL_CALLS);
+        watched.add(Topics.TOOL_DECISIONS);
         watched.add(Topics.COGNITION_DLQ);
         List<TopicPartition> partitions = new ArrayList<>();
         for (String topic : watched) {

@@ -12,10 +12,7 @@ import java.util.concurrent.Callable;
 
 import java.util.Map;
 
-import org.apache.kafka.clients.CommonClientConfigs;
-
 import io.cognitionstreams.app.CognitionRuntime;
-import io.cognitionstreams.app.Publisher;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
@@ -112,7 +109,7 @@ final class RunCommand implements Callable<Integer> {
             description = "Content-policy rules and profanity list (format in docs/redaction.md).")
     Path redactionConfig;
 
-    @Option(names = "--skills-dir", defaultValue = "skills", paramLabel = "DIR",
+    @Option(names = "--skills-dir", defaultValue = "${env:COGNITION_HOME:-.}/skills", paramLabel = "DIR",
             description = "Skills loaded into cognition.skills at start, when the directory exists "
                     + "(default: ${DEFAULT-VALUE}); `cognition skills` reloads them while running.")
     Path skillsDir;
@@ -168,10 +165,8 @@ final class RunCommand implements Callable<Integer> {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
             Map<String, Skill> skills = Files.isDirectory(skillsDir) ? SkillFiles.load(skillsDir, Instant.now())
                     : Map.of();
-            started = CognitionRuntime.start(settings);
+            started = CognitionRuntime.start(settings, skills);
             if (!skills.isEmpty()) {
-                Publisher.publish(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-                        started.topics().skills, skills);
                 err.printf("loaded %d skills from %s%n", skills.size(), skillsDir);
             }
             started.awaitRunning(Duration.ofSeconds(90));

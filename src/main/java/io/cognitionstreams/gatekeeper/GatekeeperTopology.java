@@ -281,10 +281,7 @@ public final class GatekeeperTopology {
                     .build();
         }
 
-        /**
-         * The EXECUTE block an approved shell call runs, with the lineage the call carries. A call does not carry
-         * its output's request id or block count: the block has them empty and 0.
-         */
+        /** The EXECUTE block an approved shell call runs, with the lineage the call carries. */
         private static RoutedBlock shellBlock(ToolCall call, Redaction command) {
             Matcher routed = ROUTED_CALL_ID.matcher(call.getCallId());
             boolean fromRouting = routed.matches();
@@ -292,11 +289,11 @@ public final class GatekeeperTopology {
                     .setBlockId(call.getCallId())
                     .setOutputId(fromRouting ? routed.group(1) : call.getCallId())
                     .setPacketId(call.getPacketId() != null ? call.getPacketId() : "")
-                    .setRequestId("")
+                    .setRequestId(call.getRequestId() != null ? call.getRequestId() : "")
                     .setSessionId(call.getSessionId())
                     .setMarker(Marker.EXECUTE)
                     .setSequence(fromRouting ? Integer.parseInt(routed.group(2)) : 0)
-                    .setBlockCount(0)
+                    .setBlockCount(call.getBlockCount())
                     .setChannel(Channel.SHELL.id())
                     .setText(command.text())
                     .setRedactions(command.counts())

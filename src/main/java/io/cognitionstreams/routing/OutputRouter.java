@@ -68,7 +68,7 @@ public final class OutputRouter {
             Redaction scrubbed = null;
             for (Channel channel : matrix.channels(block.marker())) {
                 if (channel == Channel.SHELL) {
-                    calls.add(toolCall(output, blockId, block.text()));
+                    calls.add(toolCall(output, blockId, parsed.size(), block.text()));
                     continue;
                 }
                 if (scrubbed == null) {
@@ -95,12 +95,14 @@ public final class OutputRouter {
         return new Routing(blocks, calls, markers, redactions);
     }
 
-    private static ToolCall toolCall(LlmOutput output, String blockId, String command) {
+    private static ToolCall toolCall(LlmOutput output, String blockId, int blockCount, String command) {
         String skill = output.getActiveSkill();
         return ToolCall.newBuilder()
                 .setCallId(blockId)
                 .setSessionId(output.getSessionId())
                 .setPacketId(output.getPacketId())
+                .setRequestId(output.getRequestId())
+                .setBlockCount(blockCount)
                 .setCaller(skill != null ? skill : NO_SKILL_CALLER)
                 .setSkill(skill)
                 .setTool(SHELL_TOOL)

@@ -27,7 +27,7 @@ public final class SkillFiles {
     public static Map<String, Skill> load(Path root, Instant now) throws IOException {
         Map<String, Skill> records = new LinkedHashMap<>();
         for (io.cognitionstreams.gatekeeper.Skill skill : SkillParser.parseDirectory(root).values()) {
-            Path directory = root.resolve(skill.name());
+            Path directory = root.resolve(skill.name()).toAbsolutePath().normalize();
             Map<String, String> refs = new LinkedHashMap<>();
             for (String ref : skill.requiredRefs()) {
                 Path file = directory.resolve(ref).normalize();

@@ -33,6 +33,9 @@ class RunCommandIT {
                     .containsPattern("channel\\.cli_chat\\s+demo-deploy\\s+1/\\d+ PLAN")
                     .containsPattern("channel\\.web_chat\\s+demo-triage\\s+\\d+/\\d+ RESPONSE")
                     .containsPattern("tool\\.calls\\s+demo-cleanup\\s+shell\\.run")
+                    .containsPattern("tool\\.decisions\\s+demo-deploy\\s+DENIED shell\\.run")
+                    .containsPattern("tool\\.decisions\\s+demo-cleanup\\s+APPROVED shell\\.run")
+                    .containsPattern("channel\\.shell\\s+demo-cleanup\\s+\\d+/\\d+ EXECUTE\\s+du -sh")
                     .containsPattern("cognition\\.dlq\\s+cognition\\.requests-\\d+@\\d+ DESERIALIZATION");
             assertThat(run.out()).doesNotContainPattern("channel\\.(web|discord)_chat\\s+\\S+\\s+\\S+ PLAN");
         }

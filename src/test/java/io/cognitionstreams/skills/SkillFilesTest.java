@@ -21,7 +21,7 @@ class SkillFilesTest {
 
     @Test
     void theShippedSkillsLoadWithTheirRefsAndCanonicalPermissions() throws IOException {
-        Map<String, Skill> skills = SkillFiles.load(Path.of("skills"), NOW);
+        Map<String, Skill> skills = SkillFiles.load(Path.of("./skills"), NOW);
 
         assertThat(skills).containsOnlyKeys("git", "researcher", "shell-operator", "writer");
         Skill git = skills.get("git");
