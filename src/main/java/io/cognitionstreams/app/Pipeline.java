@@ -15,6 +15,8 @@ import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.ExtractiveSummarizer;
 import io.cognitionstreams.assembly.compression.MiniLmEmbedder;
+import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.council.CouncilTopology;
 import io.cognitionstreams.model.ModelClient;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
@@ -34,12 +36,12 @@ import io.cognitionstreams.topics.Topics;
 public final class Pipeline {
 
     /** The domain objects the topologies wrap, built once per app. */
-    public record Parts(PacketAssembler assembler, OutputRouter router) {
+    public record Parts(PacketAssembler assembler, OutputRouter router, CouncilSettings council) {
 
-        /** The local parts only: extractive compression, no model tiers. */
+        /** The local parts only: extractive compression, no model tiers, the seed's council. */
         public static Parts defaults() {
             return with(CompressionChain.builder()
-                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build());
+                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build(), CouncilSettings.defaults());
         }
 
         /** With the Lite and Prime compression tiers when the settings name them. */
@@ -52,14 +54,14 @@ public final class Pipeline {
                 settings.compression().liteModel().ifPresent(name -> chain.lite(client, name));
                 settings.compression().primeModel().ifPresent(name -> chain.prime(client, name));
             }
-            return with(chain.deadline(settings.compression().deadline()).build());
+            return with(chain.deadline(settings.compression().deadline()).build(), settings.council());
         }
 
-        private static Parts with(FieldCompressor compressor) {
+        private static Parts with(FieldCompressor compressor, CouncilSettings council) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                     ContextLayers.defaults(compressor), compressor),
-                    new OutputRouter(DestinationMatrix.defaults()));
+                    new OutputRouter(DestinationMatrix.defaults()), council);
         }
     }
 
@@ -81,6 +83,8 @@ public final class Pipeline {
                 Set.of(Topics.LLM_OUTPUTS, Topics.TOOL_DECISIONS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));
+        capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
+                CouncilTopology.build(builder, topics, parts.council()), Set.of()));
         return capabilities;
     }
 

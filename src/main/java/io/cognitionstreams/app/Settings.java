@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
+import io.cognitionstreams.council.CouncilSettings;
+
 /**
  * Everything an operator sets for one app instance. The CLI fills it from flags; tests build it directly.
  *
@@ -16,17 +18,19 @@ import java.util.Optional;
  * @param streamThreads     Kafka Streams threads (one per core is a good start)
  * @param model             which model answers packets
  * @param compression       which models compress oversized fields after the local summarizer
+ * @param council           the council's roles, quorum and timeouts
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
-                       int streamThreads, ModelSettings model, CompressionSettings compression) {
+                       int streamThreads, ModelSettings model, CompressionSettings compression,
+                       CouncilSettings council) {
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
     /** The local single-node defaults tests and the demo use. */
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
-                ModelSettings.replay(), CompressionSettings.localOnly());
+                ModelSettings.replay(), CompressionSettings.localOnly(), CouncilSettings.defaults());
     }
 
     /**

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
@@ -12,6 +13,7 @@ import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.council.CouncilSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -93,6 +95,32 @@ final class RunCommand implements Callable<Integer> {
                     + "under max.poll.interval.ms (5 min).")
     Duration compressionDeadline;
 
+    @Option(names = "--council-roles", defaultValue = "prime,lite,codemind", split = ",", paramLabel = "ROLE",
+            description = "Council roles that heartbeat, propose and vote (default: ${DEFAULT-VALUE}).")
+    List<String> councilRoles;
+
+    @Option(names = "--council-prime", defaultValue = "prime",
+            description = "The council role whose vote breaks a tie (default: ${DEFAULT-VALUE}).")
+    String councilPrime;
+
+    @Option(names = "--council-quorum", defaultValue = "2",
+            description = "Distinct roles a council decision needs; reduced to the active roles' count when fewer "
+                    + "are active, never below 2 (default: ${DEFAULT-VALUE}).")
+    int councilQuorum;
+
+    @Option(names = "--council-heartbeat-timeout", defaultValue = "90s",
+            description = "A council role with no heartbeat for longer is inactive (default: ${DEFAULT-VALUE}).")
+    Duration councilHeartbeatTimeout;
+
+    @Option(names = "--council-proposal-ttl", defaultValue = "5m",
+            description = "A proposal undecided this long expires (default: ${DEFAULT-VALUE}).")
+    Duration councilProposalTtl;
+
+    @Option(names = "--council-tick", defaultValue = "5s",
+            description = "How often the council checks the wall clock for deadlines no message has reached; 0s "
+                    + "turns that off, for replays (default: ${DEFAULT-VALUE}).")
+    Duration councilTick;
+
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
     boolean demo;
@@ -107,6 +135,9 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        // Checked before a broker starts, so a bad flag leaves nothing running.
+        CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
+                councilHeartbeatTimeout, councilProposalTtl, councilTick);
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.bootstrapServers;
         if (bootstrap == null) {
@@ -123,7 +154,8 @@ final class RunCommand implements Callable<Integer> {
                 Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName),
                 modelTimeout, 3),
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
-                        compressionDeadline));
+                        compressionDeadline),
+                council);
         CognitionRuntime runtime;
         try {
             runtime = CognitionRuntime.start(settings);

@@ -93,7 +93,7 @@ public final class Topics {
         toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(),
                 "tool executors -> gatekeeper (cognitive-load warnings)");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(),
-                "council roles, routing escalations -> council");
+                "council roles, routing escalations, the council's clock ticks and escalations -> council, Prime");
         councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(),
                 "council -> agents");
         councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(),
