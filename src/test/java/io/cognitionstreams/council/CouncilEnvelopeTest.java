@@ -8,6 +8,9 @@ import static io.cognitionstreams.council.Messages.vote;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.stream.Stream;
 
@@ -21,6 +24,7 @@ import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.Vote;
+import io.cognitionstreams.serde.json.JsonAvro;
 
 class CouncilEnvelopeTest {
 
@@ -87,6 +91,19 @@ class CouncilEnvelopeTest {
     void aTombstoneIsRefused() {
         assertThatThrownBy(() -> CouncilEnvelope.requireValid(COUNCIL, null, settings))
                 .isInstanceOf(InvalidRecordException.class).hasMessageContaining("tombstones");
+    }
+
+    @Test
+    void theReadmesHeartbeatIsAValidEnvelopeForTheDefaultCouncil() throws IOException {
+        String line = Files.readAllLines(Path.of("README.md")).stream()
+                .filter(text -> text.startsWith("echo '{") && text.contains("\"type\":\"HEARTBEAT\""))
+                .findFirst().orElseThrow();
+        String json = line.substring(line.indexOf('\'') + 1, line.lastIndexOf('\''));
+
+        CouncilMessage heartbeat = valid(JsonAvro.fromJson(json, CouncilMessage.class));
+
+        assertThat(heartbeat.getCouncilId()).isEqualTo(COUNCIL);
+        assertThat(heartbeat.getType()).isEqualTo(CouncilMessageType.HEARTBEAT);
     }
 
     private CouncilMessage valid(CouncilMessage message) {
