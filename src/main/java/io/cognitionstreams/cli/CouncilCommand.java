@@ -59,22 +59,21 @@ final class CouncilCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Topics topics = cluster.topics();
-        String clockTopic = CouncilTopology.changelog(applicationId, CouncilTopology.CLOCK_STORE);
+        String clockTopic = changelog(CouncilTopology.CLOCK_STORE);
         try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
             if (!consumer.listTopics(Duration.ofSeconds(30)).containsKey(clockTopic)) {
                 spec.commandLine().getErr().println("error: no council state for application id " + applicationId
                         + " (" + clockTopic + " does not exist): has `cognition run` run with it?");
                 return 1;
             }
-            String prefix = councilId + "/";
             Optional<Instant> clock = Optional.ofNullable(latest(consumer, clockTopic, new LongDeserializer(),
                     councilId::equals).get(councilId)).map(Instant::ofEpochMilli);
-            List<RoleStatus> roles = new ArrayList<>(latest(consumer, changelog(CouncilTopology.ROLES_STORE),
-                    topics.serde(RoleStatus.class).deserializer(), key -> key.startsWith(prefix)).values());
-            List<ProposalState> proposals = new ArrayList<>(latest(consumer, changelog(CouncilTopology.PROPOSALS_STORE),
-                    topics.serde(ProposalState.class).deserializer(), key -> key.startsWith(prefix)).values());
-            List<CouncilMessage> pending = new ArrayList<>(latest(consumer, changelog(CouncilTopology.PENDING_VOTES_STORE),
-                    topics.councilMessages.valueSerde().deserializer(), key -> key.startsWith(prefix)).values());
+            List<RoleStatus> roles = ofCouncil(consumer, CouncilTopology.ROLES_STORE,
+                    topics.serde(RoleStatus.class).deserializer());
+            List<ProposalState> proposals = ofCouncil(consumer, CouncilTopology.PROPOSALS_STORE,
+                    topics.serde(ProposalState.class).deserializer());
+            List<CouncilMessage> pending = ofCouncil(consumer, CouncilTopology.PENDING_VOTES_STORE,
+                    topics.councilMessages.valueSerde().deserializer());
             spec.commandLine().getOut().print(CouncilView.render(councilId, clock, roles, proposals, pending));
             spec.commandLine().getOut().flush();
         }
@@ -83,6 +82,12 @@ final class CouncilCommand implements Callable<Integer> {
 
     private String changelog(String store) {
         return CouncilTopology.changelog(applicationId, store);
+    }
+
+    /** The council's entries of a store keyed by council id + '/' + ..., in key order. */
+    private <V> List<V> ofCouncil(KafkaConsumer<byte[], byte[]> consumer, String store, Deserializer<V> values) {
+        String prefix = councilId + "/";
+        return new ArrayList<>(latest(consumer, changelog(store), values, key -> key.startsWith(prefix)).values());
     }
 
     /** The latest value of each wanted key, up to the topic's last committed offset; a tombstone removes a key. */
