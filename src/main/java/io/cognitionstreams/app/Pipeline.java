@@ -14,6 +14,8 @@ import io.cognitionstreams.assembly.ContextLayers;
 import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.ExtractiveSummarizer;
+import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.council.CouncilTopology;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperTopology;
@@ -37,13 +39,15 @@ import io.cognitionstreams.topics.Topics;
 public final class Pipeline {
 
     /** The domain objects the topologies wrap, built once per app. */
-    public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper) {
+    public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper,
+                        CouncilSettings council) {
 
-        /** The local parts only: extractive compression, no model tiers, default routing, redaction, gatekeeper. */
+        /** The local parts only: extractive compression, no model tiers, the defaults of everything else. */
         public static Parts defaults() {
             return with(CompressionChain.builder()
                     .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build(),
-                    new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), GatekeeperSettings.defaults());
+                    new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), GatekeeperSettings.defaults(),
+                    CouncilSettings.defaults());
         }
 
         /** With the Lite and Prime compression tiers when the settings name them. */
@@ -63,17 +67,18 @@ public final class Pipeline {
                 DestinationMatrix matrix = routing.destinations().map(DestinationMatrix::parse)
                         .orElseGet(DestinationMatrix::defaults);
                 return with(chain.deadline(settings.compression().deadline()).build(),
-                        new OutputRouter(matrix, redactor), settings.gatekeeper());
+                        new OutputRouter(matrix, redactor), settings.gatekeeper(), settings.council());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot read the redaction config "
                         + routing.redactionConfig().get(), e);
             }
         }
 
-        private static Parts with(FieldCompressor compressor, OutputRouter router, GatekeeperSettings gatekeeper) {
+        private static Parts with(FieldCompressor compressor, OutputRouter router, GatekeeperSettings gatekeeper,
+                                  CouncilSettings council) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                    ContextLayers.defaults(compressor), compressor), router, gatekeeper);
+                    ContextLayers.defaults(compressor), compressor), router, gatekeeper, council);
         }
     }
 
@@ -97,7 +102,10 @@ public final class Pipeline {
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));
         // Assembly dead-letters bad skill records; the gatekeeper reads the same topic and must not add a letter.
         capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
-                GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor()), Set.of(Topics.COGNITION_SKILLS)));
+                GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor()),
+                Set.of(Topics.COGNITION_SKILLS)));
+        capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
+                CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor()), Set.of()));
         return capabilities;
     }
 

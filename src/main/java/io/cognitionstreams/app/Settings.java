@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 
 /**
@@ -20,11 +21,12 @@ import io.cognitionstreams.gatekeeper.GatekeeperSettings;
  * @param compression       which models compress oversized fields after the local summarizer
  * @param routing           the destination matrix and redaction rules, when not the defaults
  * @param gatekeeper        the root caller, if any, and the cognitive-load threshold
+ * @param council           the council's roles, quorum and timeouts
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
-                       RoutingSettings routing, GatekeeperSettings gatekeeper) {
+                       RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council) {
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
@@ -32,7 +34,13 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
-                GatekeeperSettings.defaults());
+                GatekeeperSettings.defaults(), CouncilSettings.defaults());
+    }
+
+    /** The same settings with another council (tests and tools that drive the council with short timeouts). */
+    public Settings withCouncil(CouncilSettings other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, other);
     }
 
     /**

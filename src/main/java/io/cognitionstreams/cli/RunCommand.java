@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
@@ -18,6 +19,7 @@ import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.gatekeeper.CognitiveLoad;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import picocli.CommandLine.Command;
@@ -113,6 +115,7 @@ final class RunCommand implements Callable<Integer> {
             description = "Skills loaded into cognition.skills at start, when the directory exists "
                     + "(default: ${DEFAULT-VALUE}); `cognition skills` reloads them while running.")
     Path skillsDir;
+
     @Option(names = "--root-caller", paramLabel = "NAME",
             description = "Caller whose tool calls the gatekeeper approves without a permission check (each one is "
                     + "recorded as a PRIVILEGED_CALL event). Default: none.")
@@ -123,6 +126,31 @@ final class RunCommand implements Callable<Integer> {
             description = "Active skills a session may have before its tool results carry a cognitive-load warning "
                     + "(default: ${DEFAULT-VALUE}).")
     int cognitiveLoadThreshold;
+    @Option(names = "--council-roles", defaultValue = "prime,lite,codemind", split = ",", paramLabel = "ROLE",
+            description = "Council roles that heartbeat, propose and vote (default: ${DEFAULT-VALUE}).")
+    List<String> councilRoles;
+
+    @Option(names = "--council-prime", defaultValue = "prime",
+            description = "The council role whose vote breaks a tie (default: ${DEFAULT-VALUE}).")
+    String councilPrime;
+
+    @Option(names = "--council-quorum", defaultValue = "2",
+            description = "Distinct roles a council decision needs; reduced to the active roles' count when fewer "
+                    + "are active, never below 2 (default: ${DEFAULT-VALUE}).")
+    int councilQuorum;
+
+    @Option(names = "--council-heartbeat-timeout", defaultValue = "90s",
+            description = "A council role with no heartbeat for longer is inactive (default: ${DEFAULT-VALUE}).")
+    Duration councilHeartbeatTimeout;
+
+    @Option(names = "--council-proposal-ttl", defaultValue = "5m",
+            description = "A proposal undecided this long expires (default: ${DEFAULT-VALUE}).")
+    Duration councilProposalTtl;
+
+    @Option(names = "--council-tick", defaultValue = "5s",
+            description = "How often the council checks the wall clock for deadlines no message has reached; 0s "
+                    + "turns that off, for replays (default: ${DEFAULT-VALUE}).")
+    Duration councilTick;
 
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
@@ -138,9 +166,11 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
-        // Checked before a broker starts: a bad flag should cost nothing.
+        // Checked before a broker starts, so a bad flag leaves nothing running.
         GatekeeperSettings gatekeeper = new GatekeeperSettings(Optional.ofNullable(rootCaller),
                 cognitiveLoadThreshold);
+        CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
+                councilHeartbeatTimeout, councilProposalTtl, councilTick);
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.bootstrapServers;
         if (bootstrap == null) {
@@ -159,7 +189,7 @@ final class RunCommand implements Callable<Integer> {
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
                         compressionDeadline),
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig)),
-                gatekeeper);
+                gatekeeper, council);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.

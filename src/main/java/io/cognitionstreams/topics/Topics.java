@@ -105,7 +105,7 @@ public final class Topics {
         sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(),
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(),
-                "council roles, routing escalations -> council");
+                "council roles, routing escalations, the council's clock ticks and escalations -> council, Prime");
         councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(),
                 "council -> agents");
         councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(),

@@ -1,6 +1,7 @@
 package io.cognitionstreams.testing;
 
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Properties;
 
 import org.apache.kafka.streams.StreamsConfig;
@@ -22,11 +23,20 @@ public final class Drivers {
     }
 
     public static TopologyTestDriver driver(Topology topology, Path stateDir) {
+        return new TopologyTestDriver(topology, properties(stateDir));
+    }
+
+    /** With the driver's wall clock starting at {@code wallClock}, for topologies with wall-clock punctuators. */
+    public static TopologyTestDriver driver(Topology topology, Path stateDir, Instant wallClock) {
+        return new TopologyTestDriver(topology, properties(stateDir), wallClock);
+    }
+
+    private static Properties properties(Path stateDir) {
         Properties props = StreamsSettings.errorHandling();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "test-" + System.nanoTime());
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        return new TopologyTestDriver(topology, props);
+        return props;
     }
 }

@@ -41,19 +41,37 @@ public final class Kafka {
     }
 
     /**
+     * Every record of {@code topic} that matches {@code wanted}, from the beginning up to its last committed offset
+     * when called (read_committed): for asserting that something was written exactly so many times.
+     */
+    public static <V> List<V> readAll(String bootstrap, Topic<String, V> topic, Predicate<V> wanted) {
+        List<V> matched = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = committedReader(bootstrap)) {
+            List<TopicPartition> partitions = partitions(consumer, topic);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            while (partitions.stream().anyMatch(partition -> consumer.position(partition) < ends.get(partition))) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    V value = topic.valueSerde().deserializer().deserialize(topic.name(), record.value());
+                    if (wanted.test(value)) {
+                        matched.add(value);
+                    }
+                }
+            }
+        }
+        return matched;
+    }
+
+    /**
      * Reads {@code topic} from the beginning, read_committed, until {@code done} holds for what matched
      * {@code wanted} so far, or fails after the timeout with what it saw.
      */
     public static <V> List<V> readUntil(String bootstrap, Topic<String, V> topic, Predicate<V> wanted,
                                         Predicate<List<V>> done, Duration timeout) {
         List<V> matched = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic.name()).stream()
-                    .map(info -> new TopicPartition(topic.name(), info.partition())).toList();
+        try (KafkaConsumer<byte[], byte[]> consumer = committedReader(bootstrap)) {
+            List<TopicPartition> partitions = partitions(consumer, topic);
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + timeout.toNanos();
@@ -71,5 +89,18 @@ public final class Kafka {
             }
         }
         return matched;
+    }
+
+    private static KafkaConsumer<byte[], byte[]> committedReader(String bootstrap) {
+        return new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> consumer, Topic<?, ?> topic) {
+        return consumer.partitionsFor(topic.name()).stream()
+                .map(info -> new TopicPartition(topic.name(), info.partition())).toList();
     }
 }

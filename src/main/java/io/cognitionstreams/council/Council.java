@@ -1,0 +1,286 @@
+package io.cognitionstreams.council;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+import org.apache.avro.specific.SpecificRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cognitionstreams.schema.CastVote;
+import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilMessageType;
+import io.cognitionstreams.schema.CouncilOutcome;
+import io.cognitionstreams.schema.ProposalState;
+import io.cognitionstreams.schema.RiskLevel;
+import io.cognitionstreams.schema.RoleState;
+import io.cognitionstreams.schema.RoleStatus;
+
+/**
+ * The council protocol of seed 003 section 8 over a {@link CouncilMemory}: role liveness, proposals and votes, and
+ * escalations. Its only clock is the timestamps of the messages it handles (docs/council.md, "Time"): before a
+ * message is applied, every deadline the council's clock passes on the way to the message's timestamp fires, in
+ * time order. The same messages in the same order therefore give the same outputs, live or replayed.
+ */
+public final class Council {
+
+    /** A record to write: its key (council id, or session id on a channel) and its timestamp. */
+    public record Output(String key, SpecificRecord value, Instant timestamp) {
+    }
+
+    /**
+     * What one message led to. A refusal is a rule the message broke against the council's state (a second vote, a
+     * vote from an inactive role, a proposal id used twice): the outputs still stand, because the clock moved.
+     */
+    public record Result(List<Output> outputs, Optional<String> refusal) {
+    }
+
+    /** A deadline: when it is, and what happens then. Same-time deadlines fire roles first, then by id. */
+    private record Due(Instant at, int order, String id, Consumer<List<Output>> fire) {
+        static final Comparator<Due> ORDER = Comparator.comparing(Due::at).thenComparingInt(Due::order)
+                .thenComparing(Due::id);
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(Council.class);
+
+    private final CouncilSettings settings;
+    private final RoleLiveness liveness;
+    private final ProposalTally tally;
+
+    public Council(CouncilSettings settings) {
+        this.settings = settings;
+        this.liveness = new RoleLiveness(settings.heartbeatTimeout());
+        this.tally = new ProposalTally(settings);
+    }
+
+    /** Handles one message that passed {@link CouncilEnvelope#requireValid}. */
+    public Result handle(CouncilMemory memory, CouncilMessage message) {
+        List<Output> out = new ArrayList<>();
+        Instant clock = advance(memory, message.getCouncilId(), message.getTimestamp(), out);
+        if (message.getType() == CouncilMessageType.ESCALATION) {
+            // Shown for Prime, never escalated again. The council's own were shown when it raised them.
+            if (!message.getSender().equals(CouncilSettings.COUNCIL_SENDER)) {
+                show(message, out);
+            }
+            return new Result(out, Optional.empty());
+        }
+        Escalations.trigger(message).ifPresent(reason ->
+                escalate(Escalations.raise(message, reason, message.getTimestamp()), out));
+        Optional<String> refusal = switch (message.getType()) {
+            case HEARTBEAT -> heartbeat(memory, message, clock, out);
+            case PROPOSAL -> propose(memory, message, clock, out);
+            case VOTE -> vote(memory, message, clock, out);
+            case INFO, ESCALATION -> Optional.empty();
+        };
+        return new Result(out, refusal);
+    }
+
+    /**
+     * The tick to write to council.messages when the wall clock has passed a deadline of this council that no
+     * message has brought its clock to. Handling the tick (a HEARTBEAT from the council itself) fires the deadline;
+     * because the tick goes through the topic, it is in the log a replay reads.
+     */
+    public Optional<Output> tick(CouncilMemory memory, String council, Instant wallClock) {
+        Optional<Due> next = nextDue(memory, council);
+        if (next.isEmpty() || !wallClock.isAfter(next.get().at())) {
+            return Optional.empty();
+        }
+        CouncilMessage tick = CouncilMessage.newBuilder()
+                .setMsgId("tick-" + wallClock.toEpochMilli())
+                .setCouncilId(council)
+                .setTimestamp(wallClock)
+                .setSender(CouncilSettings.COUNCIL_SENDER)
+                .setRole("clock")
+                .setType(CouncilMessageType.HEARTBEAT)
+                .setRiskLevel(RiskLevel.LOW)
+                .build();
+        return Optional.of(new Output(council, tick, wallClock));
+    }
+
+    /** Moves the council's clock to {@code to}, first firing every deadline it passes, earliest first. */
+    private Instant advance(CouncilMemory memory, String council, Instant to, List<Output> out) {
+        Optional<Due> due;
+        while ((due = nextDue(memory, council).filter(next -> to.isAfter(next.at()))).isPresent()) {
+            due.get().fire().accept(out);
+        }
+        long clock = Math.max(memory.clock(council).orElse(Long.MIN_VALUE), to.toEpochMilli());
+        memory.clock(council, clock);
+        return Instant.ofEpochMilli(clock);
+    }
+
+    private Optional<Due> nextDue(CouncilMemory memory, String council) {
+        List<Due> due = new ArrayList<>();
+        for (RoleStatus role : memory.roles(council)) {
+            liveness.deadline(role).ifPresent(at -> due.add(new Due(at, 0, role.getRole(), out -> {
+                RoleStatus inactive = liveness.timedOut(role);
+                memory.role(inactive);
+                out.add(new Output(council, inactive, inactive.getTimestamp()));
+                settleAll(memory, council, at, out);
+            })));
+        }
+        for (ProposalState proposal : memory.proposals(council)) {
+            due.add(new Due(proposal.getDeadline(), 1, proposal.getProposalId(), out ->
+                    close(memory, proposal, tally.expire(proposal, active(memory, council)), out)));
+        }
+        for (CouncilMessage vote : memory.heldVotes(council)) {
+            due.add(new Due(vote.getTimestamp().plus(settings.proposalTtl()), 2,
+                    vote.getProposalId() + "/" + vote.getSender(), out -> {
+                        memory.release(vote);
+                        LOG.warn("council {}: dropped vote {} of {} on proposal {}: no such proposal arrived within {}",
+                                council, vote.getMsgId(), vote.getSender(), vote.getProposalId(),
+                                settings.proposalTtl());
+                    }));
+        }
+        return due.stream().min(Due.ORDER);
+    }
+
+    private Optional<String> heartbeat(CouncilMemory memory, CouncilMessage message, Instant clock,
+                                       List<Output> out) {
+        if (message.getSender().equals(CouncilSettings.COUNCIL_SENDER)) {
+            return Optional.empty(); // a clock tick: moving the clock was all it was for
+        }
+        String council = message.getCouncilId();
+        Optional<RoleStatus> before = memory.role(council, message.getSender());
+        RoleStatus after = liveness.heartbeat(before, council, message.getSender(), message.getTimestamp(), clock);
+        memory.role(after);
+        // A heartbeat can only revive a role. That never decides an open proposal: more active roles need at
+        // least as many votes.
+        if (RoleLiveness.stateOf(before) != after.getStatus()) {
+            out.add(new Output(council, after, after.getTimestamp()));
+        }
+        return Optional.empty();
+    }
+
+    private Optional<String> propose(CouncilMemory memory, CouncilMessage message, Instant clock,
+                                     List<Output> out) {
+        String council = message.getCouncilId();
+        String id = message.getMsgId();
+        if (memory.proposal(council, id).isPresent() || memory.decision(council, id).isPresent()) {
+            return Optional.of("proposal " + id + " was already made in council " + council
+                    + ": a proposal's msg_id is its id and must be unique");
+        }
+        ProposalState proposal = ProposalState.newBuilder()
+                .setProposalId(id)
+                .setCouncilId(council)
+                .setProposer(message.getSender())
+                .setSessionId(message.getSessionId())
+                .setContent(message.getContent())
+                .setOpenedAt(message.getTimestamp())
+                .setDeadline(message.getTimestamp().plus(settings.proposalTtl()))
+                .setVotes(List.of())
+                .build();
+        // Votes that came first count as if they had arrived just after the proposal, in the order they were cast.
+        List<CouncilMessage> held = memory.heldVotes(council).stream()
+                .filter(vote -> vote.getProposalId().equals(id))
+                .sorted(Comparator.comparing(CouncilMessage::getTimestamp).thenComparing(CouncilMessage::getMsgId))
+                .toList();
+        held.forEach(memory::release);
+        if (clock.isAfter(proposal.getDeadline())) {
+            close(memory, proposal, tally.expiredOnArrival(proposal, clock), out);
+            return Optional.empty();
+        }
+        memory.proposal(proposal);
+        boolean decided = settle(memory, proposal, clock, out);
+        for (int i = 0; i < held.size() && !decided; i++) {
+            proposal = counted(proposal, held.get(i));
+            memory.proposal(proposal);
+            decided = settle(memory, proposal, clock, out);
+        }
+        return Optional.empty();
+    }
+
+    private Optional<String> vote(CouncilMemory memory, CouncilMessage message, Instant clock, List<Output> out) {
+        String council = message.getCouncilId();
+        String id = message.getProposalId();
+        String role = message.getSender();
+        if (memory.decision(council, id).isPresent()) {
+            return Optional.empty(); // late: the proposal is decided, and a decision is never taken twice
+        }
+        Optional<RoleStatus> status = memory.role(council, role);
+        if (RoleLiveness.stateOf(status) != RoleState.ACTIVE) {
+            return Optional.of("role " + role + " is inactive (" + status.map(s -> "last heartbeat "
+                    + s.getLastHeartbeat()).orElse("never heard from") + "), so its vote on " + id
+                    + " does not count: a role votes again after its next heartbeat");
+        }
+        Optional<ProposalState> open = memory.proposal(council, id);
+        if (open.isEmpty()) {
+            Optional<CouncilMessage> first = memory.heldVote(council, id, role);
+            if (first.isPresent()) {
+                return Optional.of(secondVote(role, id, first.get().getVote().toString(), first.get().getMsgId()));
+            }
+            memory.hold(message);
+            return Optional.empty();
+        }
+        Optional<CastVote> first = open.get().getVotes().stream()
+                .filter(vote -> vote.getRole().equals(role)).findFirst();
+        if (first.isPresent()) {
+            return Optional.of(secondVote(role, id, first.get().getVote().toString(), first.get().getMsgId()));
+        }
+        ProposalState proposal = counted(open.get(), message);
+        memory.proposal(proposal);
+        settle(memory, proposal, clock, out);
+        return Optional.empty();
+    }
+
+    private static String secondVote(String role, String proposal, String vote, String msgId) {
+        return role + " already voted " + vote + " on " + proposal + " (" + msgId
+                + "); votes are final, the first one counts";
+    }
+
+    private static ProposalState counted(ProposalState proposal, CouncilMessage vote) {
+        List<CastVote> votes = new ArrayList<>(proposal.getVotes());
+        votes.add(CastVote.newBuilder()
+                .setRole(vote.getSender())
+                .setVote(vote.getVote())
+                .setMsgId(vote.getMsgId())
+                .setTimestamp(vote.getTimestamp())
+                .build());
+        return ProposalState.newBuilder(proposal).setVotes(votes).build();
+    }
+
+    /** Decides every open proposal the active roles now let decide: after a role went inactive. */
+    private void settleAll(CouncilMemory memory, String council, Instant at, List<Output> out) {
+        for (ProposalState proposal : memory.proposals(council)) {
+            settle(memory, proposal, at, out);
+        }
+    }
+
+    /** @return whether the proposal is decided now */
+    private boolean settle(CouncilMemory memory, ProposalState proposal, Instant at, List<Output> out) {
+        Optional<CouncilDecision> decision = tally.decide(proposal, active(memory, proposal.getCouncilId()), at);
+        decision.ifPresent(decided -> close(memory, proposal, decided, out));
+        return decision.isPresent();
+    }
+
+    private void close(CouncilMemory memory, ProposalState proposal, CouncilDecision decision, List<Output> out) {
+        memory.decide(decision);
+        out.add(new Output(decision.getCouncilId(), decision, decision.getTimestamp()));
+        if (decision.getOutcome() == CouncilOutcome.NO_QUORUM) {
+            escalate(Escalations.noQuorum(proposal, decision.getReason(), decision.getTimestamp()), out);
+        }
+    }
+
+    private Set<String> active(CouncilMemory memory, String council) {
+        return memory.roles(council).stream()
+                .filter(role -> role.getStatus() == RoleState.ACTIVE && settings.roles().contains(role.getRole()))
+                .map(RoleStatus::getRole)
+                .collect(Collectors.toSet());
+    }
+
+    private static void escalate(CouncilMessage escalation, List<Output> out) {
+        out.add(new Output(escalation.getCouncilId(), escalation, escalation.getTimestamp()));
+        show(escalation, out);
+    }
+
+    private static void show(CouncilMessage escalation, List<Output> out) {
+        var block = Escalations.chatBlock(escalation);
+        out.add(new Output(block.getSessionId(), block, block.getTimestamp()));
+    }
+}

@@ -1,0 +1,51 @@
+package io.cognitionstreams.council;
+
+import java.util.List;
+import java.util.Optional;
+
+import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.ProposalState;
+import io.cognitionstreams.schema.RoleStatus;
+
+/**
+ * What a council remembers between messages. The topology backs it with changelogged state stores, so it survives
+ * restarts and moves with its partition; everything is per council id. Lists come in a stable order (by key), so
+ * the council's answers do not depend on how a store iterates.
+ */
+public interface CouncilMemory {
+
+    /** The council's clock: the latest timestamp it has taken in; empty before its first message. */
+    Optional<Long> clock(String council);
+
+    void clock(String council, long time);
+
+    Optional<RoleStatus> role(String council, String role);
+
+    /** Every role heard from, by role name. */
+    List<RoleStatus> roles(String council);
+
+    void role(RoleStatus status);
+
+    Optional<ProposalState> proposal(String council, String proposalId);
+
+    /** Open proposals, by id. */
+    List<ProposalState> proposals(String council);
+
+    void proposal(ProposalState proposal);
+
+    /** The decision of a decided proposal; kept so a late vote or a resent proposal never decides it again. */
+    Optional<CouncilDecision> decision(String council, String proposalId);
+
+    /** Closes the proposal: it is no longer open, and the decision is remembered. */
+    void decide(CouncilDecision decision);
+
+    Optional<CouncilMessage> heldVote(String council, String proposalId, String role);
+
+    /** Votes waiting for a proposal they arrived before, by proposal id and role. */
+    List<CouncilMessage> heldVotes(String council);
+
+    void hold(CouncilMessage vote);
+
+    void release(CouncilMessage vote);
+}

@@ -1,0 +1,75 @@
+package io.cognitionstreams.council;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * How a council runs (seed 003 section 8). The defaults are the seed's; tests shorten the times.
+ *
+ * @param roles            the model roles that heartbeat, propose and vote
+ * @param prime            the role whose vote breaks a tie; one of {@code roles}
+ * @param quorum           distinct voting roles a decision needs while that many are active; reduced to the active
+ *                         roles' count when fewer are active, never below {@link #MIN_QUORUM}
+ * @param heartbeatTimeout a role with no heartbeat for longer than this is inactive (roles beat every 30 s)
+ * @param proposalTtl      a proposal not decided this long after its timestamp expires; also how long a vote
+ *                         waits for a proposal it arrived before
+ * @param tick             how often the wall clock is checked for deadlines no record has reached; zero turns the
+ *                         wall-clock check off (replays)
+ */
+public record CouncilSettings(List<String> roles, String prime, int quorum, Duration heartbeatTimeout,
+                              Duration proposalTtl, Duration tick) {
+
+    /** Seed 003 section 8.3: any 2 distinct roles. Fewer active roles cannot decide anything. */
+    public static final int MIN_QUORUM = 2;
+    /** Sender of what the council writes itself: its clock ticks and its escalations. */
+    public static final String COUNCIL_SENDER = "council";
+    /** Sender of the marker-routing capability's escalations (3 consecutive INTERRUPTs in a session). */
+    public static final String ROUTER_SENDER = "router";
+
+    private static final Pattern ROLE_NAME = Pattern.compile("[a-z0-9_-]+");
+
+    public CouncilSettings {
+        roles = List.copyOf(roles);
+        for (String role : roles) {
+            if (!ROLE_NAME.matcher(role).matches()) {
+                throw new IllegalArgumentException("council role '" + role + "' is not lower-case letters, digits, "
+                        + "'_' or '-'");
+            }
+            if (role.equals(COUNCIL_SENDER) || role.equals(ROUTER_SENDER)) {
+                throw new IllegalArgumentException("'" + role + "' is a reserved sender, not a council role");
+            }
+        }
+        if (roles.stream().distinct().count() != roles.size()) {
+            throw new IllegalArgumentException("council roles " + roles + " name a role twice");
+        }
+        if (!roles.contains(prime)) {
+            throw new IllegalArgumentException("prime role '" + prime + "' is not one of the council roles " + roles);
+        }
+        if (quorum < MIN_QUORUM || quorum > roles.size()) {
+            throw new IllegalArgumentException("quorum " + quorum + " is outside " + MIN_QUORUM + ".." + roles.size()
+                    + " (the number of roles)");
+        }
+        requirePositive("heartbeat timeout", heartbeatTimeout);
+        requirePositive("proposal time to live", proposalTtl);
+        if (tick.isNegative()) {
+            throw new IllegalArgumentException("tick " + tick + " is negative");
+        }
+    }
+
+    /** Prime, Lite and CodeMind; 90 s heartbeat timeout, proposals open 5 minutes, wall clock checked every 5 s. */
+    public static CouncilSettings defaults() {
+        return new CouncilSettings(List.of("prime", "lite", "codemind"), "prime", MIN_QUORUM, Duration.ofSeconds(90),
+                Duration.ofMinutes(5), Duration.ofSeconds(5));
+    }
+
+    public CouncilSettings withTimes(Duration heartbeatTimeout, Duration proposalTtl, Duration tick) {
+        return new CouncilSettings(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick);
+    }
+
+    private static void requirePositive(String name, Duration value) {
+        if (value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(name + " " + value + " must be positive");
+        }
+    }
+}
