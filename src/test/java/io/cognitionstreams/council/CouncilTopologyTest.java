@@ -366,6 +366,20 @@ class CouncilTopologyTest {
     }
 
     @Test
+    void whatTheCouncilShowsOnCouncilChatIsScrubbed() {
+        out = start(CouncilSettings.defaults());
+        out.send(message("leak", "router", CouncilMessageType.ESCALATION, 1).setRole("observer")
+                .setRiskLevel(RiskLevel.HIGH).setSessionId("s9")
+                .setContent("user jane.doe@example.com pasted card 4111 1111 1111 1111").build());
+
+        assertThat(out.chat()).singleElement().satisfies(block -> {
+            assertThat(block.getText()).doesNotContain("jane.doe", "4111")
+                    .contains("[REDACTED:EMAIL]", "[REDACTED:CARD]");
+            assertThat(block.getRedactions()).containsEntry("EMAIL", 1).containsEntry("CARD", 1);
+        });
+    }
+
+    @Test
     void anInvalidEnvelopeIsDeadLetteredWithItsReasonAndChangesNothing() {
         out = start(CouncilSettings.defaults());
         out.send(heartbeat("gpt", 500));
