@@ -19,13 +19,11 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.deadletter.DeadLetters;
+import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.routing.Channel;
-import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -45,6 +43,7 @@ import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.tokens.TokenCounter;
+import io.cognitionstreams.topics.GlobalMirror;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -63,8 +62,6 @@ public final class AssemblyTopology {
     public static final String IDENTITY_STORE = "identity";
     public static final String MEMORY_STORE = "episodic-memory";
 
-    private static final Logger LOG = LoggerFactory.getLogger(AssemblyTopology.class);
-
     private AssemblyTopology() {
     }
 
@@ -72,13 +69,9 @@ public final class AssemblyTopology {
                              SentenceEmbedder embedder) {
         // Skills and identity are small and read by every session: a global copy on each instance, not a join.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
-        builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(IDENTITY_STORE),
-                        Serdes.String(), topics.identity.valueSerde()).withLoggingDisabled(),
-                topics.identity.name(), topics.identity.consumed(), IdentityLoader::new);
+        GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance::refuse);
         // Memories are searched across sessions, so every instance holds all of them.
-        builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(MEMORY_STORE),
-                        Serdes.String(), topics.memory.valueSerde()).withLoggingDisabled(),
-                topics.memory.name(), topics.memory.consumed(), () -> new MirrorStore<>(MEMORY_STORE));
+        GlobalMirror.add(builder, topics.memory, MEMORY_STORE, GlobalMirror.Check.none());
         // Changelogged, so a restart or a rebalance restores every session's history and pending re-anchor.
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_STORE),
                 Serdes.String(), topics.serde(SessionState.class)));
@@ -214,7 +207,6 @@ public final class AssemblyTopology {
             return Optional.of(skill);
         }
 
-
         private void refuse(Record<String, CognitionRequest> record, CognitionRequest request,
                             TokenBudgetException error) {
             Optional<RecordMetadata> metadata = context.recordMetadata();
@@ -297,53 +289,6 @@ public final class AssemblyTopology {
                     .setReanchorSkill(decision.getCall().getSkill())
                     .setReanchorProtocol(decision.getProtocol())
                     .build());
-        }
-    }
-
-    /** Mirrors a compacted topic into a global store: a value replaces, a tombstone deletes. */
-    private static final class MirrorStore<V> implements Processor<String, V, Void, Void> {
-        private final String name;
-        private KeyValueStore<String, V> store;
-
-        MirrorStore(String name) {
-            this.name = name;
-        }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(name);
-        }
-
-        @Override
-        public void process(Record<String, V> record) {
-            if (record.key() == null) {
-                LOG.error("record without a key on the topic of global store {} ignored", name);
-            } else if (record.value() == null) {
-                store.delete(record.key());
-            } else {
-                store.put(record.key(), record.value());
-            }
-        }
-    }
-
-    /** Applies only governed identity versions; anything else is refused loudly and the current one stays. */
-    private static final class IdentityLoader implements Processor<String, Identity, Void, Void> {
-        private KeyValueStore<String, Identity> store;
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(IDENTITY_STORE);
-        }
-
-        @Override
-        public void process(Record<String, Identity> record) {
-            try {
-                store.put(IdentityGovernance.KEY, IdentityGovernance.requireGoverned(record.value()));
-            } catch (InvalidRecordException e) {
-                Identity current = store.get(IdentityGovernance.KEY);
-                LOG.error("refused identity update: {}; identity stays at {}", e.getMessage(),
-                        current == null ? "the default" : "version " + current.getVersion());
-            }
         }
     }
 }

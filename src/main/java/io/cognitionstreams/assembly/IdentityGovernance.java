@@ -2,6 +2,7 @@ package io.cognitionstreams.assembly;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
@@ -22,6 +23,19 @@ public final class IdentityGovernance {
     public static final String KEY = "identity";
 
     private IdentityGovernance() {
+    }
+
+    /** For the identity global store: why a version may not replace the current one, if it may not. */
+    public static Optional<String> refuse(String key, Identity identity) {
+        if (!KEY.equals(key)) {
+            return Optional.of("identity is keyed '" + KEY + "', not '" + key + "'");
+        }
+        try {
+            requireGoverned(identity);
+            return Optional.empty();
+        } catch (InvalidRecordException e) {
+            return Optional.of(e.getMessage());
+        }
     }
 
     public static Identity requireGoverned(Identity identity) {

@@ -1,17 +1,12 @@
 package io.cognitionstreams.skills;
 
-import org.apache.kafka.common.serialization.Serdes;
+import java.util.Optional;
+
 import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.gatekeeper.PermissionSet;
 import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.topics.GlobalMirror;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -21,55 +16,23 @@ import io.cognitionstreams.topics.Topics;
  */
 public final class SkillsStore {
 
-    private static final Logger LOG = LoggerFactory.getLogger(SkillsStore.class);
-
     private SkillsStore() {
     }
 
     /** Adds the global store {@code storeName} over cognition.skills to {@code builder}. */
     public static void addGlobal(StreamsBuilder builder, Topics topics, String storeName) {
-        builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(storeName),
-                        Serdes.String(), topics.skills.valueSerde()).withLoggingDisabled(),
-                topics.skills.name(), topics.skills.consumed(), () -> new Loader(storeName));
+        GlobalMirror.add(builder, topics.skills, storeName, SkillsStore::refuse);
     }
 
-    /** Keeps only well-formed skills: a bad SKILL.md must not take the running skill away. */
-    private static final class Loader implements Processor<String, Skill, Void, Void> {
-        private final String storeName;
-        private KeyValueStore<String, Skill> store;
-
-        Loader(String storeName) {
-            this.storeName = storeName;
+    static Optional<String> refuse(String key, Skill skill) {
+        if (!key.equals(skill.getName())) {
+            return Optional.of("the record keyed " + key + " names skill " + skill.getName());
         }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(storeName);
-        }
-
-        @Override
-        public void process(Record<String, Skill> record) {
-            Skill skill = record.value();
-            if (record.key() == null) {
-                LOG.error("skill record without a key ignored: skills are keyed by name");
-                return;
-            }
-            if (skill == null) {
-                store.delete(record.key());
-                return;
-            }
-            if (!record.key().equals(skill.getName())) {
-                LOG.error("skill record keyed {} names skill {}: ignored, kept the previous version",
-                        record.key(), skill.getName());
-                return;
-            }
-            try {
-                PermissionSet.compile(skill.getPermissions());
-            } catch (IllegalArgumentException e) {
-                LOG.error("skill {} ignored, kept the previous version: {}", skill.getName(), e.getMessage());
-                return;
-            }
-            store.put(record.key(), skill);
+        try {
+            PermissionSet.compile(skill.getPermissions());
+            return Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.of(e.getMessage());
         }
     }
 }
