@@ -40,6 +40,7 @@ public final class TopicProvisioner {
             }
             if (!missing.isEmpty()) {
                 admin.createTopics(missing).all().get(60, TimeUnit.SECONDS);
+                awaitLeaders(admin, missing.stream().map(NewTopic::name).toList());
             }
             warnAboutNarrowTopics(admin, topics, partitions);
             return missing.stream().map(NewTopic::name).toList();
@@ -51,6 +52,23 @@ public final class TopicProvisioner {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);
         }
+    }
+
+    /** New partitions take a moment to get a leader; writing before that only earns retries and warnings. */
+    private static void awaitLeaders(Admin admin, List<String> names)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            Map<String, TopicDescription> described =
+                    admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+            boolean led = described.values().stream().flatMap(d -> d.partitions().stream())
+                    .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
+            if (led) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        LOG.warn("new topics {} still have partitions without a leader after 30 s", names);
     }
 
     private static void warnAboutNarrowTopics(Admin admin, Topics topics, int partitions)
