@@ -15,6 +15,9 @@ import io.cognitionstreams.schema.PacketHeader;
  */
 public final class PromptRenderer {
 
+    /** Tokens a chat message costs beyond its content (role and separators), rounded up from OpenAI's format. */
+    public static final int MESSAGE_OVERHEAD = 4;
+
     private PromptRenderer() {
     }
 
@@ -46,9 +49,6 @@ public final class PromptRenderer {
         }
         return prompt.toString().stripTrailing();
     }
-
-    /** Tokens a chat message costs beyond its content (role and separators), rounded up from OpenAI's format. */
-    public static final int MESSAGE_OVERHEAD = 4;
 
     private static void section(StringBuilder prompt, String tag, String body) {
         if (body == null || body.isEmpty()) {

@@ -9,28 +9,28 @@ package io.cognitionstreams.serde.json;
  */
 public final class JsonAvroException extends RuntimeException {
 
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final String path;
-  private final String detail;
+    private final String path;
+    private final String detail;
 
-  public JsonAvroException(String path, String detail) {
-    this(path, detail, null);
-  }
+    public JsonAvroException(String path, String detail) {
+        this(path, detail, null);
+    }
 
-  public JsonAvroException(String path, String detail, Throwable cause) {
-    super(path + ": " + detail, cause);
-    this.path = path;
-    this.detail = detail;
-  }
+    public JsonAvroException(String path, String detail, Throwable cause) {
+        super(path + ": " + detail, cause);
+        this.path = path;
+        this.detail = detail;
+    }
 
-  /** JSON path of the offending value, starting with {@code $}. */
-  public String getPath() {
-    return path;
-  }
+    /** JSON path of the offending value, starting with {@code $}. */
+    public String getPath() {
+        return path;
+    }
 
-  /** What was wrong there, without the path. */
-  public String getDetail() {
-    return detail;
-  }
+    /** What was wrong there, without the path. */
+    public String getDetail() {
+        return detail;
+    }
 }
