@@ -22,6 +22,9 @@ import io.cognitionstreams.routing.DestinationMatrix;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.routing.RoutingTopology;
 import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.timetravel.AutoFixPolicy;
+import io.cognitionstreams.timetravel.StageContracts;
+import io.cognitionstreams.timetravel.TimeTravelTopology;
 import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topics.Topics;
 
@@ -93,6 +96,10 @@ public final class Pipeline {
                 Set.of(Topics.LLM_OUTPUTS, Topics.TOOL_DECISIONS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));
+        capabilities.put(TimeTravelTopology.NAME, new Capability((builder, topics) ->
+                TimeTravelTopology.build(builder, topics, new StageContracts(parts.assembler().instructions()),
+                        AutoFixPolicy.defaults()),
+                Set.of(Topics.COGNITION_REQUESTS, Topics.COGNITION_PACKETS, Topics.LLM_OUTPUTS)));
         return capabilities;
     }
 

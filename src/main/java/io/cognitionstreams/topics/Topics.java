@@ -84,7 +84,7 @@ public final class Topics {
     public Topics(AvroSerdeFactory avro) {
         this.avro = avro;
         requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(),
-                "agents and `cognition produce` -> assembly");
+                "agents, `cognition produce`, AutoFix retries, `cognition replay`/`fork` -> assembly, time travel");
         packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(),
                 "assembly -> model worker");
         llmOutputs = add(LLM_OUTPUTS, LlmOutput.class, Map.of(),
@@ -96,14 +96,14 @@ public final class Topics {
         toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(),
                 "tool executors -> gatekeeper (cognitive-load warnings)");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(),
-                "council roles, routing escalations -> council");
+                "council roles, routing and AutoFix escalations -> council");
         councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(),
                 "council -> agents");
         councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(),
                 "council -> monitoring");
         checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class,
                 Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
-                "assembly -> time travel (`cognition checkpoints`, `replay`, `fork`)");
+                "time travel -> `cognition checkpoints`, `replay`, `fork`");
         skills = add(COGNITION_SKILLS, Skill.class,
                 Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
                 "`cognition skills load` -> assembly, gatekeeper (global tables)");
