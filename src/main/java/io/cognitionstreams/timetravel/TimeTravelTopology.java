@@ -1,16 +1,20 @@
 package io.cognitionstreams.timetravel;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.BranchedKStream;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -78,18 +82,23 @@ public final class TimeTravelTopology {
                         REQUEST_STORE);
         BranchedKStream<String, SpecificRecord> out = checkpointed.merge(checked, Named.as("merge-steps"))
                 .split(Named.as("timetravel-"));
-        to(out, topics.checkpoints, "checkpoint");
-        to(out, topics.events, "event");
-        to(out, topics.requests, "retry");
-        to(out, topics.councilMessages, "escalation");
+        // Keyed <session>/<sequence> for compaction, but partitioned by session: a session's checkpoints stay in
+        // one partition, in order, with the rest of its records.
+        to(out, topics.checkpoints, "checkpoint", topics.checkpoints.produced().withStreamPartitioner(
+                (topic, key, checkpoint, partitions) -> Optional.of(Set.of(Utils.toPositive(Utils.murmur2(
+                        checkpoint.getSessionId().getBytes(StandardCharsets.UTF_8))) % partitions))));
+        to(out, topics.events, "event", topics.events.produced());
+        to(out, topics.requests, "retry", topics.requests.produced());
+        to(out, topics.councilMessages, "escalation", topics.councilMessages.produced());
         out.noDefaultBranch();
     }
 
     private static <V extends SpecificRecord> void to(BranchedKStream<String, SpecificRecord> out,
-                                                      Topic<String, V> topic, String name) {
+                                                      Topic<String, V> topic, String name,
+                                                      Produced<String, V> produced) {
         out.branch((key, record) -> topic.valueType().isInstance(record), Branched.withConsumer(records -> records
                 .mapValues(record -> topic.valueType().cast(record), Named.as("as-" + name))
-                .to(topic.name(), topic.produced()), name));
+                .to(topic.name(), produced), name));
     }
 
     private static String requestKey(String session, String requestId) {
