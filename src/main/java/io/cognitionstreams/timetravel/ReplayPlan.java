@@ -4,8 +4,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.schema.CognitionRequest;
@@ -25,8 +27,9 @@ import io.cognitionstreams.schema.CognitionRequest;
  *       A turn that never became a packet gets the reference of the turn before it. Request ids are
  *       {@code <original>@replay-<tag>}.</li>
  *   <li><b>fork</b> sends all originals, in order, to a new session: those before N rebuild the fork's history
- *       through the pipeline (a new session has none), the rest re-run from N. Request ids are
- *       {@code <original>@<new session>}.</li>
+ *       through the pipeline (a new session has none), the rest re-run from N. Each turn must be answered
+ *       before the next is sent, as in the original session, or it would be assembled without the answers
+ *       before it. Request ids are {@code <original>@<new session>}.</li>
  * </ul>
  * Both keep each original's prompt, persona, skill, task, model, MTU and timestamp, and set {@code parent_id}
  * to the original's packet (its request id when it never had one), so every packet, output and routed block of
@@ -40,8 +43,9 @@ public final class ReplayPlan {
      * @param requests what to send, in order
      * @param from     checkpoint N
      * @param rebuilt  fork only: how many leading requests rebuild history rather than re-run from N
+     * @param answered ids of the requests whose originals became packets: the ones a model will answer
      */
-    public record Plan(List<CognitionRequest> requests, Checkpoint from, int rebuilt) {
+    public record Plan(List<CognitionRequest> requests, Checkpoint from, int rebuilt, Set<String> answered) {
     }
 
     private final List<Checkpoint> checkpoints;
@@ -93,7 +97,7 @@ public final class ReplayPlan {
             sent.add(derived(original, original.getSessionId(), original.getRequestId() + REPLAY_TAG + tag,
                     packet).setHistoryUntil(historyUntil).build());
         }
-        return new Plan(sent, from, 0);
+        return new Plan(sent, from, 0, answered(sent, firstPackets));
     }
 
     /** @param timeline all the session's requests, from the start of cognition.requests */
@@ -104,7 +108,7 @@ public final class ReplayPlan {
         List<CognitionRequest> sent = originals.stream().map(original -> derived(original, newSession,
                 original.getRequestId() + "@" + newSession, firstPackets.get(original.getRequestId()))
                 .setHistoryUntil(null).build()).toList();
-        return new Plan(sent, from, start);
+        return new Plan(sent, from, start, answered(sent, firstPackets));
     }
 
     /** The default name of a fork of {@code session} from checkpoint {@code sequence}. */
@@ -151,6 +155,16 @@ public final class ReplayPlan {
             }
         }
         return first;
+    }
+
+    /** A derived request's parent is its original's packet exactly when the original had one. */
+    private static Set<String> answered(List<CognitionRequest> sent, Map<String, Checkpoint> firstPackets) {
+        Set<String> packetIds = new HashSet<>();
+        firstPackets.values().forEach(packet -> packetIds.add(packet.getPacketId()));
+        Set<String> answered = new HashSet<>();
+        sent.stream().filter(request -> packetIds.contains(request.getParentId()))
+                .forEach(request -> answered.add(request.getRequestId()));
+        return answered;
     }
 
     private static CognitionRequest.Builder derived(CognitionRequest original, String session, String requestId,

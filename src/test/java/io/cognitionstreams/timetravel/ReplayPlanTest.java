@@ -86,6 +86,7 @@ class ReplayPlanTest {
                 .containsExactly("r3@replay-t4", "r4@replay-t4");
         assertThat(plan.requests()).extracting(CognitionRequest::getHistoryUntil).containsExactly(5L, 5L);
         assertThat(plan.requests().get(1).getParentId()).as("no packet: the original request").isEqualTo("r4");
+        assertThat(plan.answered()).as("only turns that became packets get answers").containsExactly("r3@replay-t4");
     }
 
     @Test
@@ -104,6 +105,7 @@ class ReplayPlanTest {
         });
         assertThat(plan.requests()).extracting(CognitionRequest::getUserPrompt)
                 .containsExactly("first", "second", "third");
+        assertThat(plan.answered()).containsExactlyInAnyOrder("r1@s~fork-1", "r2@s~fork-1", "r3@s~fork-1");
     }
 
     @Test
