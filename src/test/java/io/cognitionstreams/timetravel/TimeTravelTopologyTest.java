@@ -21,7 +21,6 @@ import io.cognitionstreams.assembly.ContextLayers;
 import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
-import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
@@ -39,18 +38,15 @@ import io.cognitionstreams.topics.Topics;
 
 class TimeTravelTopologyTest {
 
-    /** Packets here are small: nothing is ever over its budget. */
-    private static final FieldCompressor NEVER = (field, text, target, counter) ->
-            new CompressionResult.TokenBudgetError(field, counter.count(text), target, List.of());
-
     @TempDir
     Path stateDir;
 
     private final Topics topics = Drivers.topics();
     private final Tokenizers tokenizers = new Tokenizers();
     private final TaskInstructions instructions = TaskInstructions.defaults(tokenizers);
+    // Packets here are small: nothing is ever over its budget.
     private final PacketAssembler assembler = new PacketAssembler(tokenizers, instructions,
-            ContextLayers.defaults(NEVER), NEVER);
+            ContextLayers.defaults(FieldCompressor.NONE), FieldCompressor.NONE);
     private TopologyTestDriver driver;
     private TestInputTopic<String, CognitionRequest> requests;
     private TestInputTopic<String, CognitionPacket> packets;
