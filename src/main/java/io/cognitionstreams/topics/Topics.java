@@ -86,9 +86,9 @@ public final class Topics {
         requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(),
                 "agents, `cognition produce`, AutoFix retries, `cognition replay`/`fork` -> assembly, time travel");
         packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(),
-                "assembly -> model worker");
+                "assembly -> model worker, time travel (checkpoints)");
         llmOutputs = add(LLM_OUTPUTS, LlmOutput.class, Map.of(),
-                "model worker -> marker routing");
+                "model worker -> marker routing, assembly (history), time travel (stage contracts)");
         toolCalls = add(TOOL_CALLS, ToolCall.class, Map.of(),
                 "marker routing (EXECUTE) and agents -> gatekeeper");
         toolDecisions = add(TOOL_DECISIONS, ToolDecision.class, Map.of(),
