@@ -58,7 +58,7 @@ final class ForkCommand implements Callable<Integer> {
                     + "with --as");
             return 2;
         }
-        ReplayPlan.Plan plan = new ReplayPlan(checkpoints.get(session), from)
+        ReplayPlan.Plan plan = new ReplayPlan(session, checkpoints.get(session), from)
                 .fork(timeline.requests(session, Optional.empty()), fork);
         timeline.sendTurnByTurn(plan.requests(), plan.answered(), turnTimeout, "forked", progressEvery,
                 spec.commandLine().getErr());

@@ -40,7 +40,7 @@ final class ReplayCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Timeline timeline = new Timeline(cluster);
-        ReplayPlan plan = new ReplayPlan(timeline.checkpoints(session), to);
+        ReplayPlan plan = new ReplayPlan(session, timeline.checkpoints(session), to);
         List<CognitionRequest> requests = timeline.requests(session, Optional.of(plan.anchorTime()));
         if (requests.stream().noneMatch(request -> request.getRequestId().equals(plan.anchorRequestId()))) {
             // Producers set record timestamps: out of order, the seek can land past the anchor.

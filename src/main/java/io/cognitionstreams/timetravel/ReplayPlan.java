@@ -52,11 +52,11 @@ public final class ReplayPlan {
     private final Checkpoint from;
 
     /** @param checkpoints the session's checkpoints, in any order */
-    public ReplayPlan(List<Checkpoint> checkpoints, int sequence) {
+    public ReplayPlan(String session, List<Checkpoint> checkpoints, int sequence) {
         this.checkpoints = checkpoints.stream().sorted(Comparator.comparingInt(Checkpoint::getSequence)).toList();
         this.from = this.checkpoints.stream().filter(c -> c.getSequence() == sequence).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("session has no checkpoint " + sequence
-                        + "; `cognition checkpoints --session <session>` lists them"));
+                .orElseThrow(() -> new IllegalArgumentException("session " + session + " has no checkpoint "
+                        + sequence + "; `cognition checkpoints --session " + session + "` lists them"));
         if (from.getRequestId() == null) {
             throw new IllegalArgumentException("checkpoint " + sequence + " names no request to start from");
         }

@@ -2,6 +2,7 @@ package io.cognitionstreams.timetravel;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 
@@ -109,7 +110,7 @@ public final class TimeTravelTopology {
         RecordMetadata metadata = context.recordMetadata()
                 .orElseThrow(() -> new IllegalStateException("a checkpoint needs its source record's position"));
         return new Checkpoints.Position(metadata.topic(), metadata.partition(), metadata.offset(),
-                java.time.Instant.ofEpochMilli(record.timestamp()));
+                Instant.ofEpochMilli(record.timestamp()));
     }
 
     /** Original requests (not retries), kept so a failed answer can be asked again. */

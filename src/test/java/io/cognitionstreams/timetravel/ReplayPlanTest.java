@@ -39,7 +39,7 @@ class ReplayPlanTest {
 
     @Test
     void aReplayFromAPacketCheckpointReRunsItsTurnAndTheRestEachWithTheHistoryItsOriginalSaw() {
-        ReplayPlan.Plan plan = new ReplayPlan(checkpoints, 1).replay(timeline, "t1");
+        ReplayPlan.Plan plan = new ReplayPlan("s", checkpoints, 1).replay(timeline, "t1");
 
         assertThat(plan.requests()).extracting(CognitionRequest::getRequestId)
                 .containsExactly("r2@replay-t1", "r3@replay-t1");
@@ -56,7 +56,7 @@ class ReplayPlanTest {
 
     @Test
     void aReplayFromAVerifiedCheckpointKeepsTheVerifiedTurn() {
-        ReplayPlan plan = new ReplayPlan(checkpoints, 3);
+        ReplayPlan plan = new ReplayPlan("s", checkpoints, 3);
 
         assertThat(plan.replay(timeline, "t2").requests()).extracting(CognitionRequest::getRequestId)
                 .containsExactly("r3@replay-t2");
@@ -66,7 +66,7 @@ class ReplayPlanTest {
 
     @Test
     void aReplaysCheckpointLeadsBackToWhatItReplayedAndEarlierReplaysAreNotReplayedAgain() {
-        ReplayPlan.Plan plan = new ReplayPlan(checkpoints, 5).replay(timeline, "t3");
+        ReplayPlan.Plan plan = new ReplayPlan("s", checkpoints, 5).replay(timeline, "t3");
 
         assertThat(plan.requests()).extracting(CognitionRequest::getRequestId)
                 .containsExactly("r1@replay-t3", "r2@replay-t3", "r3@replay-t3");
@@ -80,7 +80,7 @@ class ReplayPlanTest {
         List<CognitionRequest> withRefused = new ArrayList<>(timeline);
         withRefused.add(request("r4", " ", 3));
 
-        ReplayPlan.Plan plan = new ReplayPlan(checkpoints, 4).replay(withRefused, "t4");
+        ReplayPlan.Plan plan = new ReplayPlan("s", checkpoints, 4).replay(withRefused, "t4");
 
         assertThat(plan.requests()).extracting(CognitionRequest::getRequestId)
                 .containsExactly("r3@replay-t4", "r4@replay-t4");
@@ -92,7 +92,7 @@ class ReplayPlanTest {
     @Test
     void aForkSendsEveryOriginalToTheNewSessionTheOnesBeforeTheCheckpointRebuildingItsHistory() {
         String fork = ReplayPlan.forkSession("s", 1);
-        ReplayPlan.Plan plan = new ReplayPlan(checkpoints, 1).fork(timeline, fork);
+        ReplayPlan.Plan plan = new ReplayPlan("s", checkpoints, 1).fork(timeline, fork);
 
         assertThat(fork).isEqualTo("s~fork-1");
         assertThat(plan.rebuilt()).isEqualTo(1);
@@ -110,9 +110,9 @@ class ReplayPlanTest {
 
     @Test
     void anUnknownCheckpointOrALostRequestIsAClearError() {
-        assertThatThrownBy(() -> new ReplayPlan(checkpoints, 9)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("no checkpoint 9").hasMessageContaining("cognition checkpoints");
-        assertThatThrownBy(() -> new ReplayPlan(checkpoints, 4).replay(timeline.subList(0, 2), "t"))
+        assertThatThrownBy(() -> new ReplayPlan("s", checkpoints, 9)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("session s has no checkpoint 9; `cognition checkpoints --session s` lists them");
+        assertThatThrownBy(() -> new ReplayPlan("s", checkpoints, 4).replay(timeline.subList(0, 2), "t"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("request r3 of checkpoint 4 is not on the timeline (deleted by retention?)");
     }
