@@ -26,6 +26,9 @@ import io.cognitionstreams.routing.DestinationMatrix;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.routing.RoutingTopology;
 import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.timetravel.AutoFixPolicy;
+import io.cognitionstreams.timetravel.StageContracts;
+import io.cognitionstreams.timetravel.TimeTravelTopology;
 import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topics.Topics;
 
@@ -106,6 +109,10 @@ public final class Pipeline {
                 Set.of(Topics.COGNITION_SKILLS)));
         capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
                 CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor()), Set.of()));
+        capabilities.put(TimeTravelTopology.NAME, new Capability((builder, topics) ->
+                TimeTravelTopology.build(builder, topics, new StageContracts(parts.assembler().instructions()),
+                        AutoFixPolicy.defaults()),
+                Set.of(Topics.COGNITION_REQUESTS, Topics.COGNITION_PACKETS, Topics.LLM_OUTPUTS)));
         return capabilities;
     }
 

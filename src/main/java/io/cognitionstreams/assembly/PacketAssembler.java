@@ -59,6 +59,11 @@ public final class PacketAssembler {
     public record Assembly(CognitionPacket packet, List<PipelineEvent> events) {
     }
 
+    /** The task-instruction registry packets are built with: which stage each key is. */
+    public TaskInstructions instructions() {
+        return instructions;
+    }
+
     public TokenCounter counterFor(String model) {
         return tokenizers.forModel(model);
     }

@@ -8,6 +8,7 @@ import picocli.CommandLine.Command;
         description = "Keeps LLM agents on their rules, in budget and safe, as Kafka Streams topologies.",
         subcommands = {RunCommand.class, ProduceCommand.class, TailCommand.class, TopicsCommand.class,
                 SkillsCommand.class, IdentityCommand.class, GatekeeperCommand.class, CouncilCommand.class,
+                CheckpointsCommand.class, ReplayCommand.class, ForkCommand.class, RewindCommand.class,
                 CommandLine.HelpCommand.class})
 public final class CognitionCli {
 

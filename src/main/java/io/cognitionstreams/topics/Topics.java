@@ -89,11 +89,11 @@ public final class Topics {
     public Topics(AvroSerdeFactory avro) {
         this.avro = avro;
         requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(),
-                "agents and `cognition produce` -> assembly");
+                "agents, `cognition produce`, AutoFix retries, `cognition replay`/`fork` -> assembly, time travel");
         packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(),
-                "assembly -> model worker");
+                "assembly -> model worker, time travel (checkpoints)");
         llmOutputs = add(LLM_OUTPUTS, LlmOutput.class, Map.of(),
-                "model worker -> marker routing");
+                "model worker -> marker routing, assembly (history), time travel (stage contracts)");
         toolCalls = add(TOOL_CALLS, ToolCall.class, Map.of(),
                 "marker routing (EXECUTE) and agents -> gatekeeper");
         toolDecisions = add(TOOL_DECISIONS, ToolDecision.class, Map.of(),
@@ -105,14 +105,14 @@ public final class Topics {
         sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(),
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(),
-                "council roles, routing escalations, the council's clock ticks and escalations -> council, Prime");
+                "council roles, routing and AutoFix escalations, the council's clock ticks and escalations -> council, Prime");
         councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(),
                 "council -> agents");
         councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(),
                 "council -> monitoring");
         checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class,
                 Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
-                "assembly -> time travel (`cognition checkpoints`, `replay`, `fork`)");
+                "time travel -> `cognition checkpoints`, `replay`, `fork`");
         skills = add(COGNITION_SKILLS, Skill.class,
                 Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
                 "`cognition skills load` -> assembly, gatekeeper (global tables)");

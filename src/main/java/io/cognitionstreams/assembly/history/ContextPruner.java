@@ -49,7 +49,8 @@ import io.cognitionstreams.tokens.TokenCounter;
  */
 public final class ContextPruner {
 
-    static final String LESSON_HEADER = "[AUTO-FIX RECOVERY]";
+    /** First line of every recovery lesson. */
+    public static final String LESSON_HEADER = "[AUTO-FIX RECOVERY]";
     /** Longest error line quoted in a lesson: a summary, not the trace. */
     static final int MAX_ERROR_CHARS = 200;
 
@@ -135,7 +136,7 @@ public final class ContextPruner {
     }
 
     /** A lesson is recognised by role and first line, so one written by an earlier attempt is found again. */
-    static boolean isRecoveryLesson(ChatMessage message) {
+    public static boolean isRecoveryLesson(ChatMessage message) {
         return message.getRole() == ChatRole.USER && message.getContent().startsWith(LESSON_HEADER + "\n");
     }
 

@@ -1,0 +1,239 @@
+package io.cognitionstreams.cli;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import io.cognitionstreams.schema.Checkpoint;
+import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.topics.Topic;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * A session's past as Kafka holds it: its checkpoints (compacted cognition.checkpoints) and its requests
+ * (cognition.requests, the timeline), read_committed up to where the topics end when the command starts, without
+ * a consumer group; and re-sent requests: a replay in one transaction (sent whole or not at all), a fork turn by
+ * turn.
+ */
+final class Timeline {
+
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+    private final ClusterOptions cluster;
+    private final Topics topics;
+
+    Timeline(ClusterOptions cluster) {
+        this.cluster = cluster;
+        this.topics = cluster.topics();
+    }
+
+    /** The latest checkpoints of each of {@code sessions}, in sequence order; sessions without any map to empty. */
+    Map<String, List<Checkpoint>> checkpoints(Collection<String> sessions) {
+        Map<String, Map<String, Checkpoint>> byKey = new HashMap<>();
+        sessions.forEach(session -> byKey.put(session, new HashMap<>()));
+        readToEnd(topics.checkpoints, Optional.empty(), record -> {
+            String key = key(record);
+            String session = key == null || key.lastIndexOf('/') < 0 ? null : key.substring(0, key.lastIndexOf('/'));
+            Map<String, Checkpoint> latest = byKey.get(session);
+            if (latest == null) {
+                return;
+            }
+            if (record.value() == null) {
+                latest.remove(key);
+            } else {
+                latest.put(key, decode(topics.checkpoints, record));
+            }
+        });
+        Map<String, List<Checkpoint>> result = new LinkedHashMap<>();
+        sessions.forEach(session -> result.put(session, byKey.get(session).values().stream()
+                .sorted(Comparator.comparingInt(Checkpoint::getSequence)).toList()));
+        return result;
+    }
+
+    List<Checkpoint> checkpoints(String session) {
+        return checkpoints(List.of(session)).get(session);
+    }
+
+    /**
+     * The session's requests in offset order: from the first record at or after {@code from} in each partition
+     * (offsetsForTimes), or from the beginning. Records that do not decode were dead-lettered and are skipped.
+     */
+    List<CognitionRequest> requests(String session, Optional<Instant> from) {
+        byte[] key = session.getBytes(StandardCharsets.UTF_8);
+        List<CognitionRequest> requests = new ArrayList<>();
+        readToEnd(topics.requests, from, record -> {
+            if (record.value() != null && Arrays.equals(record.key(), key)) {
+                try {
+                    requests.add(decode(topics.requests, record));
+                } catch (RuntimeException e) {
+                    // Refused on its way in: the assembly dead-lettered it, and a replay skips it too.
+                }
+            }
+        });
+        return requests;
+    }
+
+    /** Sends {@code requests} keyed by session in one transaction, with a progress line every {@code every}. */
+    void send(List<CognitionRequest> requests, String verb, int every, PrintWriter err) {
+        Map<String, Object> config = producerConfig();
+        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "cognition-cli-" + verb + "-" + UUID.randomUUID());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            try {
+                for (int sent = 0; sent < requests.size(); sent++) {
+                    producer.send(record(requests.get(sent)));
+                    progress(verb, sent + 1, requests.size(), every, err);
+                }
+                producer.commitTransaction();
+            } catch (KafkaException e) {
+                producer.abortTransaction();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Sends {@code requests} one turn at a time: after each of {@code answered}, waits (at most {@code timeout})
+     * for its answer on llm.outputs, so the next turn is assembled with it in the history.
+     */
+    void sendTurnByTurn(List<CognitionRequest> requests, Set<String> answered, Duration timeout, String verb,
+                        int every, PrintWriter err) throws InterruptedException, ExecutionException {
+        Properties props = consumerConfig();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(),
+                new ByteArraySerializer(), new ByteArraySerializer());
+             KafkaConsumer<byte[], byte[]> answers = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+                     new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = partitions(answers, topics.llmOutputs);
+            answers.assign(partitions);
+            answers.seekToEnd(partitions);
+            partitions.forEach(answers::position);
+            for (int sent = 0; sent < requests.size(); sent++) {
+                CognitionRequest request = requests.get(sent);
+                producer.send(record(request)).get();
+                if (answered.contains(request.getRequestId()) && !awaitAnswer(answers, request, timeout)) {
+                    err.printf("no answer to %s within %d s; going on without it%n", request.getRequestId(),
+                            timeout.toSeconds());
+                }
+                progress(verb, sent + 1, requests.size(), every, err);
+            }
+        }
+    }
+
+    private boolean awaitAnswer(KafkaConsumer<byte[], byte[]> answers, CognitionRequest request, Duration timeout) {
+        byte[] key = request.getSessionId().getBytes(StandardCharsets.UTF_8);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> record : answers.poll(Duration.ofMillis(100))) {
+                if (record.value() != null && Arrays.equals(record.key(), key)
+                        && decode(topics.llmOutputs, record).getRequestId().equals(request.getRequestId())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private ProducerRecord<byte[], byte[]> record(CognitionRequest request) {
+        Topic<String, CognitionRequest> topic = topics.requests;
+        return new ProducerRecord<>(topic.name(), request.getSessionId().getBytes(StandardCharsets.UTF_8),
+                topic.valueSerde().serializer().serialize(topic.name(), request));
+    }
+
+    private static void progress(String verb, int sent, int total, int every, PrintWriter err) {
+        if (sent % every == 0 && sent < total) {
+            err.printf("%s %d/%d requests%n", verb, sent, total);
+            err.flush();
+        }
+    }
+
+    private Map<String, Object> producerConfig() {
+        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        return config;
+    }
+
+    private Properties consumerConfig() {
+        Properties props = new Properties();
+        props.putAll(cluster.clientConfig());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        return props;
+    }
+
+    private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, Topic<?, ?> topic) {
+        return consumer.partitionsFor(topic.name(), READ_TIMEOUT).stream()
+                .map(info -> new TopicPartition(topic.name(), info.partition())).toList();
+    }
+
+    private <V> void readToEnd(Topic<String, V> topic, Optional<Instant> from,
+                               Consumer<ConsumerRecord<byte[], byte[]>> each) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = partitions(consumer, topic);
+            consumer.assign(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, READ_TIMEOUT);
+            consumer.seekToBeginning(partitions);
+            if (from.isPresent()) {
+                Map<TopicPartition, Long> at = new HashMap<>();
+                partitions.forEach(partition -> at.put(partition, from.get().toEpochMilli()));
+                for (Map.Entry<TopicPartition, OffsetAndTimestamp> found
+                        : consumer.offsetsForTimes(at, READ_TIMEOUT).entrySet()) {
+                    // No record at or after the time: nothing to read there.
+                    consumer.seek(found.getKey(), found.getValue() != null ? found.getValue().offset()
+                            : end.get(found.getKey()));
+                }
+            }
+            long lastRecord = System.nanoTime();
+            while (partitions.stream().anyMatch(partition -> consumer.position(partition) < end.get(partition))) {
+                if (System.nanoTime() - lastRecord > READ_TIMEOUT.toNanos()) {
+                    throw new IllegalStateException("no record of " + topic.name() + " arrived for "
+                            + READ_TIMEOUT.toSeconds() + " s before its end");
+                }
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    lastRecord = System.nanoTime();
+                    if (record.offset() < end.get(new TopicPartition(record.topic(), record.partition()))) {
+                        each.accept(record);
+                    }
+                }
+            }
+        }
+    }
+
+    private static String key(ConsumerRecord<byte[], byte[]> record) {
+        return record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+    }
+
+    private static <V> V decode(Topic<String, V> topic, ConsumerRecord<byte[], byte[]> record) {
+        return topic.valueSerde().deserializer().deserialize(topic.name(), record.value());
+    }
+}

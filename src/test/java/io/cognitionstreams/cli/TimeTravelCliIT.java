@@ -1,0 +1,193 @@
+package io.cognitionstreams.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.cognitionstreams.app.CognitionRuntime;
+import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.schema.CognitionPacket;
+import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Records;
+import io.cognitionstreams.testing.SharedBroker;
+import io.cognitionstreams.timetravel.ReplayPlan;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * `checkpoints`, `replay`, `fork` and `rewind` against a running instance. A three-turn session is replayed from
+ * its first checkpoint: with the replay model every packet and every routed block is the same as the first run's,
+ * ids aside. A fork rebuilds the same session under a new id, every record pointing back to its original packet.
+ * The turns use transcripts without VERIFY or THOUGHT_SEED blocks: those become episodic memories shared by every
+ * session, which a later replay would see and the first run did not (docs/timetravel.md).
+ */
+@ExtendWith(SharedBroker.class)
+class TimeTravelCliIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final List<String> PROMPTS = List.of("Triage the parser crash reported this morning.",
+            "Clean up the disk on the build server.", "Triage the crash again with the new stack trace.");
+
+    @Test
+    void aReplayGivesTheSamePacketsAndBlocksAndAForkPointsBackToItsOrigin(EmbeddedKafkaBroker broker,
+                                                                         @TempDir Path stateDir) throws Exception {
+        String bootstrap = broker.bootstrapServers();
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        String session = "tt-" + run;
+        Settings settings = Settings.local(bootstrap, "it-" + run, stateDir);
+        try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
+            runtime.awaitRunning(TIMEOUT);
+            Topics topics = runtime.topics();
+            RecordMetadata firstRequest = null;
+            for (int turn = 1; turn <= PROMPTS.size(); turn++) {
+                String requestId = session + "-r" + turn;
+                RecordMetadata sent = Kafka.send(bootstrap, topics.requests, session, Records.request(session,
+                        PROMPTS.get(turn - 1)).setRequestId(requestId).setTimestamp(Instant.now()).build());
+                firstRequest = firstRequest == null ? sent : firstRequest;
+                // An agent waits for the answer before its next turn; so does this session.
+                Kafka.readUntil(bootstrap, topics.llmOutputs, output -> output.getRequestId().equals(requestId),
+                        seen -> !seen.isEmpty(), TIMEOUT);
+            }
+            Kafka.readUntil(bootstrap, topics.checkpoints, c -> c.getSessionId().equals(session),
+                    seen -> seen.size() >= PROMPTS.size(), TIMEOUT);
+
+            Cli checkpoints = Cli.run("checkpoints", "--session", session, "--bootstrap-servers", bootstrap);
+            assertThat(checkpoints.exitCode()).as(checkpoints.err()).isZero();
+            List<String> rows = checkpoints.out().lines().skip(1).toList();
+            assertThat(rows).hasSize(3);
+            for (int turn = 0; turn < rows.size(); turn++) {
+                assertThat(rows.get(turn)).containsPattern("^\\s+" + turn + "\\s+packet\\s+PLAN\\s+[0-9a-f]{8}"
+                        + "\\s+main\\s+cognition\\.packets-\\d+@\\d+\\s+" + (2 * turn) + "\\s+0\\s+\\S+\\s+"
+                        + session + "-r" + (turn + 1) + "$");
+            }
+
+            Cli replay = Cli.run("replay", "--session", session, "--to", "0", "--progress-every", "1",
+                    "--bootstrap-servers", bootstrap);
+            assertThat(replay.exitCode()).as(replay.err()).isZero();
+            assertThat(replay.err()).contains("replayed 1/3 requests", "replayed 2/3 requests");
+            assertThat(replay.out()).contains("replayed 3 requests of session " + session + " from checkpoint 0");
+
+            List<CognitionPacket> packets = Kafka.readUntil(bootstrap, topics.packets,
+                    packet -> packet.getSessionId().equals(session), seen -> seen.size() >= 6, TIMEOUT);
+            List<CognitionPacket> originals = packets.subList(0, 3);
+            List<CognitionPacket> replayed = packets.subList(3, 6);
+            assertThat(replayed).allSatisfy(packet -> assertThat(ReplayPlan.isReplay(packet.getRequestId())).isTrue());
+            assertThat(replayed).extracting(packet -> packet.getMeta().getParentId())
+                    .containsExactlyElementsOf(originals.stream().map(p -> p.getMeta().getPacketId()).toList());
+            assertThat(replayed.stream().map(TimeTravelCliIT::idsAside).toList())
+                    .isEqualTo(originals.stream().map(TimeTravelCliIT::idsAside).toList());
+            // Each output's last block goes to cli_chat; once all six are there, every channel has its blocks.
+            Kafka.readUntil(bootstrap, topics.channel(Channel.CLI_CHAT), block -> block.getSessionId().equals(session),
+                    seen -> lastBlocks(seen) >= 6, TIMEOUT);
+            for (Channel channel : List.of(Channel.CLI_CHAT, Channel.WEB_CHAT, Channel.COUNCIL_CHAT)) {
+                List<RoutedBlock> blocks = Kafka.readUntil(bootstrap, topics.channel(channel),
+                        block -> block.getSessionId().equals(session), TimeTravelCliIT::asManyReplayedAsFirst,
+                        TIMEOUT);
+                assertThat(blocks.stream().filter(TimeTravelCliIT::isReplay).map(TimeTravelCliIT::idsAside).toList())
+                        .as("%s blocks of the replay", channel).isEqualTo(blocks.stream()
+                                .filter(block -> !isReplay(block)).map(TimeTravelCliIT::idsAside).toList());
+            }
+
+            Cli fork = Cli.run("fork", "--session", session, "--from", "1", "--bootstrap-servers", bootstrap,
+                    "--turn-timeout", "30s");
+            assertThat(fork.exitCode()).as(fork.err()).isZero();
+            String forked = session + "~fork-1";
+            assertThat(fork.out()).contains("forked session " + session + " at checkpoint 1 into " + forked
+                    + ": 1 requests rebuild its history, 2 run again from the checkpoint");
+            List<CognitionPacket> forkPackets = Kafka.readUntil(bootstrap, topics.packets,
+                    packet -> packet.getSessionId().equals(forked), seen -> seen.size() >= 3, TIMEOUT);
+            assertThat(forkPackets).extracting(packet -> packet.getMeta().getParentId())
+                    .containsExactlyElementsOf(originals.stream().map(p -> p.getMeta().getPacketId()).toList());
+            assertThat(forkPackets.stream().map(p -> idsAside(CognitionPacket.newBuilder(p).setSessionId(session)
+                    .build())).toList()).as("the fork rebuilt the same history turn by turn")
+                    .isEqualTo(originals.stream().map(TimeTravelCliIT::idsAside).toList());
+            List<RoutedBlock> forkBlocks = Kafka.readUntil(bootstrap, topics.channel(Channel.CLI_CHAT),
+                    block -> block.getSessionId().equals(forked), seen -> lastBlocks(seen) >= 3, TIMEOUT);
+            assertThat(forkBlocks).allSatisfy(block -> assertThat(block.getParentId())
+                    .isIn(originals.stream().map(p -> p.getMeta().getPacketId()).toList()));
+            assertThat(Kafka.readUntil(bootstrap, topics.llmOutputs, o -> o.getSessionId().equals(session),
+                    seen -> seen.size() >= 6, TIMEOUT)).as("the original session is not touched by the fork")
+                    .extracting(LlmOutput::getRequestId).noneMatch(id -> id.contains(forked));
+
+            Cli active = Cli.run("rewind", "--group", settings.applicationId() + "-model-worker", "--to-time",
+                    Instant.now().toString(), "--bootstrap-servers", bootstrap);
+            assertThat(active.exitCode()).isEqualTo(1);
+            assertThat(active.err()).contains("is active").contains("stop its consumers before rewinding it");
+
+            String group = "rewind-" + run;
+            commitEndOffsets(bootstrap, group, Topics.COGNITION_REQUESTS);
+            Instant to = Instant.ofEpochMilli(firstRequest.timestamp());
+            Cli rewind = Cli.run("rewind", "--group", group, "--to-time", to.toString(), "--topic",
+                    Topics.COGNITION_REQUESTS, "--bootstrap-servers", bootstrap);
+            assertThat(rewind.exitCode()).as(rewind.err()).isZero();
+            assertThat(rewind.out()).contains("rewound consumer group " + group + " to " + to + " on 3 partitions");
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+                Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata().get();
+                TopicPartition sessionPartition = new TopicPartition(firstRequest.topic(), firstRequest.partition());
+                assertThat(offsets.get(sessionPartition).offset()).isLessThanOrEqualTo(firstRequest.offset());
+            }
+        }
+    }
+
+    /** What must be equal between a first run and its replay: everything but ids, lineage and when. */
+    private static CognitionPacket idsAside(CognitionPacket packet) {
+        CognitionPacket.Builder copy = CognitionPacket.newBuilder(packet).setRequestId("");
+        copy.getMetaBuilder().setPacketId("").setParentId(null);
+        return copy.build();
+    }
+
+    private static RoutedBlock idsAside(RoutedBlock block) {
+        return RoutedBlock.newBuilder(block).setBlockId("").setOutputId("").setPacketId("").setParentId(null)
+                .setRequestId("").setTimestamp(Instant.EPOCH).build();
+    }
+
+    private static boolean isReplay(RoutedBlock block) {
+        return ReplayPlan.isReplay(block.getRequestId());
+    }
+
+    private static long lastBlocks(List<RoutedBlock> blocks) {
+        return blocks.stream().filter(b -> b.getSequence() == b.getBlockCount() - 1).count();
+    }
+
+    private static boolean asManyReplayedAsFirst(List<RoutedBlock> blocks) {
+        long replayed = blocks.stream().filter(TimeTravelCliIT::isReplay).count();
+        return replayed > 0 && replayed * 2 == blocks.size();
+    }
+
+    private static void commitEndOffsets(String bootstrap, String group, String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ConsumerConfig.GROUP_ID_CONFIG, group,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(topic).forEach(info -> partitions.add(new TopicPartition(topic, info.partition())));
+            consumer.assign(partitions);
+            consumer.seekToEnd(partitions);
+            Map<TopicPartition, OffsetAndMetadata> ends = new HashMap<>();
+            partitions.forEach(partition -> ends.put(partition, new OffsetAndMetadata(consumer.position(partition))));
+            consumer.commitSync(ends);
+        }
+    }
+}
