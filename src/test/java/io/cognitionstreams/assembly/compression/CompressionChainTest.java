@@ -24,18 +24,6 @@ class CompressionChainTest {
 
     private static final TokenCounter COUNTER = new Tokenizers().forModel("gpt-4o");
 
-    /** Ten sentences: the extractive tier can shorten it. */
-    private static final String PROSE = String.join(" ",
-            "The packet assembler builds a cognition packet from each request.",
-            "It counts every header field in the target model's own tokens.",
-            "Identity, persona and task instruction each have a token limit.",
-            "A field over its limit is compressed before the packet is sent.",
-            "The local summarizer keeps the most central sentences of the field.",
-            "If it cannot reach the limit, a small model rewrites the field.",
-            "A larger model gets one last try before the packet is rejected.",
-            "Rejected packets go to the dead-letter topic with the reason.",
-            "Compressed fields carry a tag so developers notice them.",
-            "The weather was pleasant on the day this design was written.");
 
     /** One long sentence: no extract of whole sentences is shorter, so only a model can help. */
     private static final String RUN_ON = "The identity of this agent is a careful planning assistant that works "
@@ -57,10 +45,10 @@ class CompressionChainTest {
     void extractiveSuccessSkipsTheModels() {
         RecordingModel lite = RecordingModel.answering(SHORT);
         try (CompressionChain chain = CompressionChain.builder().extractive(extractive).lite(lite, "mini").build()) {
-            Compressed result = (Compressed) chain.compress("identity", PROSE, TARGET, COUNTER);
+            Compressed result = (Compressed) chain.compress("identity", CompressionTexts.TEN_SENTENCES, TARGET, COUNTER);
 
             assertThat(result.method()).isEqualTo(CompressionChain.EXTRACTIVE);
-            assertThat(result.originalTokens()).isEqualTo(COUNTER.count(PROSE));
+            assertThat(result.originalTokens()).isEqualTo(COUNTER.count(CompressionTexts.TEN_SENTENCES));
             assertThat(lite.calls()).isZero();
         }
     }
@@ -68,7 +56,7 @@ class CompressionChainTest {
     @Test
     void theTagIsPresentAndCountedInsideTheTarget() {
         try (CompressionChain chain = CompressionChain.builder().extractive(extractive).build()) {
-            Compressed result = (Compressed) chain.compress("identity", PROSE, TARGET, COUNTER);
+            Compressed result = (Compressed) chain.compress("identity", CompressionTexts.TEN_SENTENCES, TARGET, COUNTER);
 
             assertThat(result.text()).startsWith("⚠SUMMARY ");
             assertThat(result.compressedTokens()).isEqualTo(COUNTER.count(result.text()))
@@ -133,7 +121,7 @@ class CompressionChainTest {
     void aTargetNoLargerThanTheTagFailsWithoutTryingAnyTier() {
         RecordingModel lite = RecordingModel.answering("x");
         try (CompressionChain chain = CompressionChain.builder().extractive(extractive).lite(lite, "mini").build()) {
-            TokenBudgetError error = (TokenBudgetError) chain.compress("identity", PROSE,
+            TokenBudgetError error = (TokenBudgetError) chain.compress("identity", CompressionTexts.TEN_SENTENCES,
                     COUNTER.count(CompressionChain.TAG), COUNTER);
 
             assertThat(error.attempts()).extracting(Attempt::method).containsExactly("tag");
@@ -158,13 +146,13 @@ class CompressionChainTest {
         };
         try (CompressionChain chain = CompressionChain.builder()
                 .extractive(new ExtractiveSummarizer(counting)).build()) {
-            CompressionResult first = chain.compress("identity", PROSE, TARGET, COUNTER);
-            CompressionResult second = chain.compress("identity", PROSE, TARGET, COUNTER);
+            CompressionResult first = chain.compress("identity", CompressionTexts.TEN_SENTENCES, TARGET, COUNTER);
+            CompressionResult second = chain.compress("identity", CompressionTexts.TEN_SENTENCES, TARGET, COUNTER);
 
             assertThat(second).isInstanceOf(Compressed.class).isEqualTo(first);
             assertThat(embedCalls).hasValue(1);
 
-            chain.compress("identity", PROSE, TARGET + 5, COUNTER);
+            chain.compress("identity", CompressionTexts.TEN_SENTENCES, TARGET + 5, COUNTER);
             assertThat(embedCalls).as("another target is another key").hasValue(2);
         }
     }
