@@ -17,18 +17,35 @@ import java.util.Optional;
  * @param model             which model answers packets
  * @param compression       which models compress oversized fields after the local summarizer
  * @param routing           the destination matrix and redaction rules, when not the defaults
+ * @param tuning            Kafka Streams knobs an operator may turn: commit interval, standby replicas
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
-                       RoutingSettings routing) {
+                       RoutingSettings routing, Tuning tuning) {
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
     /** The local single-node defaults tests and the demo use. */
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
-                ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults());
+                ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(), Tuning.defaults());
+    }
+
+    /**
+     * @param commitInterval  how often each capability commits its transaction: under exactly-once, output is
+     *                        visible only then, so each of the pipeline's three transactional hops waits half of it
+     *                        on average (docs/benchmarks.md measures 100 ms against 25 ms)
+     * @param standbyReplicas warm copies of each state store on other instances, so a failover need not restore
+     *                        from the changelogs
+     */
+    public record Tuning(Duration commitInterval, int standbyReplicas) {
+
+        public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
+
+        public static Tuning defaults() {
+            return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0);
+        }
     }
 
     /**
