@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "cognition", mixinStandardHelpOptions = true, version = "cognition-streams 0.1.0",
         description = "Keeps LLM agents on their rules, in budget and safe, as Kafka Streams topologies.",
         subcommands = {RunCommand.class, ProduceCommand.class, TailCommand.class, TopicsCommand.class,
-                SkillsCommand.class, IdentityCommand.class,
+                SkillsCommand.class, IdentityCommand.class, BenchCommand.class,
                 CommandLine.HelpCommand.class})
 public final class CognitionCli {
 
