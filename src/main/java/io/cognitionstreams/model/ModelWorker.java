@@ -75,6 +75,9 @@ public final class ModelWorker implements Runnable, AutoCloseable {
         consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        // A crashed worker keeps its partitions until its session expires; 15 s as for the stream threads, not
+        // the client's 45 s, so a restarted one takes over sooner.
+        consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 15_000);
         this.consumer = new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         Properties producerProps = new Properties();
         producerProps.putAll(clientConfig);
@@ -82,6 +85,9 @@ public final class ModelWorker implements Runnable, AutoCloseable {
         producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, groupId + "-" + UUID.randomUUID());
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        // The id is new after a crash, so nothing fences the dead process's open transaction: the broker aborts it
+        // after this long, and until then read_committed readers of llm.outputs wait. Kafka Streams uses 10 s too.
+        producerProps.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
         this.producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
