@@ -50,8 +50,8 @@ final class CrashRun {
         Random random = new Random(options.seed());
         long started = System.nanoTime();
         ChildApp app = startRunning(bootstrap, run, stateDir, appLog);
-        Traffic traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run, options.requests(),
-                options.rate());
+        long[] numbers = Traffic.first(options.requests());
+        Traffic traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run, numbers, options.rate());
         // Kill moments spread over the sending time, each a random delay after the app last came up.
         long sendMillis = 1000L * options.requests() / options.rate();
         long maxDelay = Math.max(1000, 2 * sendMillis / Math.max(1, options.kills()));
@@ -66,7 +66,7 @@ final class CrashRun {
             log.printf("restarted, running at %.1f s%n", (System.nanoTime() - started) / 1e9);
         }
         traffic.await();
-        Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run, options.requests());
+        Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run, numbers);
         try (Ledger ledger = new Ledger(bootstrap, topics, run)) {
             ledger.awaitComplete(prompts, Duration.ofMinutes(5).plusMillis(sendMillis));
             // A clean stop, so nothing is left in flight: any duplicate would now be committed and counted.

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.LongStream;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -29,20 +30,26 @@ final class Traffic {
     private final AtomicReference<Exception> failure = new AtomicReference<>();
 
     private Traffic(String bootstrap, Topic<String, CognitionRequest> requests, Workload workload, String run,
-                    int count, int rate) {
-        thread = new Thread(() -> send(bootstrap, requests, workload, run, count, rate), "traffic-" + run);
+                    long[] numbers, int rate) {
+        thread = new Thread(() -> send(bootstrap, requests, workload, run, numbers, rate), "traffic-" + run);
         thread.start();
     }
 
+    /** Sends requests {@code numbers} of the run (see {@link Workload#request}) at {@code rate} per second. */
     static Traffic start(String bootstrap, Topic<String, CognitionRequest> requests, Workload workload, String run,
-                         int count, int rate) {
-        return new Traffic(bootstrap, requests, workload, run, count, rate);
+                         long[] numbers, int rate) {
+        return new Traffic(bootstrap, requests, workload, run, numbers, rate);
     }
 
-    /** The prompt of every request a run of {@code count} sends, by request id. */
-    static Map<String, String> prompts(Workload workload, String run, int count) {
+    /** Request numbers 0 to count - 1. */
+    static long[] first(int count) {
+        return LongStream.range(0, count).toArray();
+    }
+
+    /** The prompt of each request, by request id. */
+    static Map<String, String> prompts(Workload workload, String run, long[] numbers) {
         Map<String, String> prompts = new LinkedHashMap<>();
-        for (long n = 0; n < count; n++) {
+        for (long n : numbers) {
             CognitionRequest request = workload.request(run, n, Instant.EPOCH);
             prompts.put(request.getRequestId(), request.getUserPrompt());
         }
@@ -62,19 +69,19 @@ final class Traffic {
     }
 
     private void send(String bootstrap, Topic<String, CognitionRequest> requests, Workload workload, String run,
-                      int count, int rate) {
+                      long[] numbers, int rate) {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true), new ByteArraySerializer(),
                 new ByteArraySerializer())) {
             long start = System.nanoTime();
-            for (long n = 0; n < count && failure.get() == null; n++) {
-                long wait = start + n * 1_000_000_000L / rate - System.nanoTime();
+            for (int i = 0; i < numbers.length && failure.get() == null; i++) {
+                long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
                 }
-                CognitionRequest request = workload.request(run, n, Instant.now());
+                CognitionRequest request = workload.request(run, numbers[i], Instant.now());
                 producer.send(new ProducerRecord<>(requests.name(),
                         request.getSessionId().getBytes(StandardCharsets.UTF_8),
                         requests.valueSerde().serializer().serialize(requests.name(), request)), (meta, error) -> {
