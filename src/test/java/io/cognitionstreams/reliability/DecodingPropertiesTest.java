@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.io.BinaryEncoder;
@@ -34,6 +35,7 @@ import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.PacketPayload;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.serde.json.JsonAvro;
@@ -91,6 +93,24 @@ class DecodingPropertiesTest {
         assertThatThrownBy(() -> TOPICS.requests.valueSerde().deserializer()
                 .deserialize(TOPICS.requests.name(), bytes.toByteArray()))
                 .isInstanceOf(SerializationException.class).hasMessageContaining("exceeds maximum allowed");
+    }
+
+    @Example
+    void everyMalformedKindThatCannotDecodeIsRefusedWithItsReason() {
+        Malformed.Samples samples = new Malformed.Samples(TOPICS, "decode");
+        Random random = new Random(1);
+        for (Malformed malformed : Malformed.values()) {
+            Topic<?, ?> topic = TOPICS.byName(malformed.topic()).orElseThrow();
+            byte[] value = malformed.value(samples, 1, random);
+            if (malformed.kind() == ErrorKind.DESERIALIZATION) {
+                assertThatThrownBy(() -> topic.valueSerde().deserializer().deserialize(topic.name(), value))
+                        .as(malformed.name()).isInstanceOf(SerializationException.class)
+                        .hasMessageContaining(malformed.reason());
+            } else if (value != null) {
+                assertThat(topic.valueSerde().deserializer().deserialize(topic.name(), value)).as(malformed.name())
+                        .isNotNull();
+            }
+        }
     }
 
     @Example
