@@ -1,5 +1,6 @@
 package io.cognitionstreams.reliability;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,10 +14,12 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.schema.CognitionPacket;
+import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
@@ -25,7 +28,8 @@ import io.cognitionstreams.topics.Topics;
 /**
  * Counts, read_committed, what the pipeline wrote for the requests of one run: packets, model outputs, tool calls
  * and routed blocks per channel, each by its deterministic id, so a record written twice shows up as a duplicate
- * and a record never written as missing. Reads on from where it stopped, so waiting for a long run stays cheap.
+ * and a record never written as missing; and every dead letter, by its key. Reads on from where it stopped, so
+ * waiting for a long run stays cheap.
  */
 final class Ledger implements AutoCloseable {
 
@@ -46,6 +50,8 @@ final class Ledger implements AutoCloseable {
     private final Map<String, Integer> blockRecords = new HashMap<>();
     private final Set<String> blockIds = new HashSet<>();
     private final Map<String, Integer> distinctBlocks = new HashMap<>();
+    private final Map<String, Integer> letterCounts = new HashMap<>();
+    private final Map<String, DeadLetter> firstLetters = new HashMap<>();
 
     /** @param run request ids of the run start with {@code run + "-"} */
     Ledger(String bootstrap, Topics topics, String run) {
@@ -57,7 +63,7 @@ final class Ledger implements AutoCloseable {
                 ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
         List<String> watched = new ArrayList<>(List.of(Topics.COGNITION_PACKETS, Topics.LLM_OUTPUTS,
-                Topics.TOOL_CALLS));
+                Topics.TOOL_CALLS, Topics.COGNITION_DLQ));
         CHANNELS.forEach(channel -> watched.add(Topics.channelTopic(channel)));
         List<TopicPartition> partitions = new ArrayList<>();
         for (String topic : watched) {
@@ -72,7 +78,12 @@ final class Ledger implements AutoCloseable {
         Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment());
         while (ends.entrySet().stream().anyMatch(end -> consumer.position(end.getKey()) < end.getValue())) {
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                count(record);
+                try {
+                    count(record);
+                } catch (SerializationException notOutput) {
+                    // A bad record put there on purpose (the soak), not pipeline output: a missing answer would
+                    // still show as missing.
+                }
             }
         }
     }
@@ -106,6 +117,11 @@ final class Ledger implements AutoCloseable {
             if (ours(output.getRequestId())) {
                 outputs.merge(output.getRequestId(), 1, Integer::sum);
             }
+        } else if (topic.equals(Topics.COGNITION_DLQ)) {
+            String key = new String(record.key(), StandardCharsets.UTF_8);
+            letterCounts.merge(key, 1, Integer::sum);
+            firstLetters.computeIfAbsent(key, k -> topics.deadLetters.valueSerde().deserializer()
+                    .deserialize(topic, record.value()));
         } else if (topic.equals(Topics.TOOL_CALLS)) {
             ToolCall call = topics.toolCalls.valueSerde().deserializer().deserialize(topic, record.value());
             if (call.getSessionId() != null && ours(call.getSessionId())) {
@@ -126,6 +142,20 @@ final class Ledger implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Packets written for a request of this run. */
+    int packets(String requestId) {
+        return packets.getOrDefault(requestId, 0);
+    }
+
+    /** Dead letters keyed {@code topic-partition@offset} (any run: letters name their source, not a run). */
+    int letters(String key) {
+        return letterCounts.getOrDefault(key, 0);
+    }
+
+    Optional<DeadLetter> letter(String key) {
+        return Optional.ofNullable(firstLetters.get(key));
     }
 
     private boolean ours(String id) {
