@@ -70,10 +70,13 @@ final class Traffic {
 
     private void send(String bootstrap, Topic<String, CognitionRequest> requests, Workload workload, String run,
                       long[] numbers, int rate) {
+        // Agents that wait out a broker outage of minutes rather than fail their sends.
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true), new ByteArraySerializer(),
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, 600_000,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 600_000), new ByteArraySerializer(),
                 new ByteArraySerializer())) {
             long start = System.nanoTime();
             for (int i = 0; i < numbers.length && failure.get() == null; i++) {
