@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -102,6 +105,16 @@ public final class CognitionRuntime implements AutoCloseable {
         Map<String, KafkaStreams.State> states = new LinkedHashMap<>();
         streams.forEach((name, app) -> states.put(name, app.state()));
         return states;
+    }
+
+    /** Each capability's active tasks on this instance, e.g. {@code 0_1}: sub-topology 0, partition 1. */
+    public Map<String, Set<String>> activeTasks() {
+        Map<String, Set<String>> tasks = new LinkedHashMap<>();
+        streams.forEach((name, app) -> tasks.put(name, app.metadataForLocalThreads().stream()
+                .flatMap(thread -> thread.activeTasks().stream())
+                .map(task -> task.taskId().toString())
+                .collect(Collectors.toCollection(TreeSet::new))));
+        return tasks;
     }
 
     public Settings settings() {

@@ -22,11 +22,13 @@ import io.cognitionstreams.gatekeeper.GatekeeperSettings;
  * @param routing           the destination matrix and redaction rules, when not the defaults
  * @param gatekeeper        the root caller, if any, and the cognitive-load threshold
  * @param council           the council's roles, quorum and timeouts
+ * @param tuning            Kafka Streams knobs an operator may turn: commit interval, standby replicas
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
-                       RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council) {
+                       RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
+                       Tuning tuning) {
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
@@ -34,13 +36,29 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
-                GatekeeperSettings.defaults(), CouncilSettings.defaults());
+                GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults());
     }
 
     /** The same settings with another council (tests and tools that drive the council with short timeouts). */
     public Settings withCouncil(CouncilSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
-                replicationFactor, streamThreads, model, compression, routing, gatekeeper, other);
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning);
+    }
+
+    /**
+     * @param commitInterval  how often each capability commits its transaction: under exactly-once, output is
+     *                        visible only then, so each of the pipeline's three transactional hops waits half of it
+     *                        on average (docs/benchmarks.md measures 100 ms against 25 ms)
+     * @param standbyReplicas warm copies of each state store on other instances, so a failover need not restore
+     *                        from the changelogs
+     */
+    public record Tuning(Duration commitInterval, int standbyReplicas) {
+
+        public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
+
+        public static Tuning defaults() {
+            return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0);
+        }
     }
 
     /**

@@ -23,6 +23,8 @@ public final class StreamsSettings {
         props.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir().toString());
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) settings.replicationFactor());
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.streamThreads());
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.tuning().commitInterval().toMillis());
+        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.tuning().standbyReplicas());
         props.putAll(errorHandling());
         props.put(DeadLetterHandler.SECONDARY_INPUTS, String.join(",", new java.util.TreeSet<>(secondaryInputs)));
         // Lets a restarted instance keep its tasks without a full rebalance round trip.

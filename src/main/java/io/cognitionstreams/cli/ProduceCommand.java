@@ -1,11 +1,17 @@
 package io.cognitionstreams.cli;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -63,23 +69,24 @@ final class ProduceCommand implements Callable<Integer> {
         }
         int sent = 0;
         int rejected = 0;
-        try (BufferedReader lines = file != null ? Files.newBufferedReader(file, StandardCharsets.UTF_8)
-                : new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        // Lines are read as bytes: a reader would either stop at the first invalid UTF-8 (a file) or replace it
+        // silently (stdin), and --raw must send the bytes exactly as given.
+        try (InputStream input = new BufferedInputStream(file != null ? Files.newInputStream(file) : System.in);
              KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
                      ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapOrLocal(),
                      ProducerConfig.ACKS_CONFIG, "all",
                      ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),
                      new ByteArraySerializer(), new ByteArraySerializer())) {
-            String line;
+            byte[] line;
             int number = 0;
-            while ((line = lines.readLine()) != null) {
+            while ((line = readLine(input)) != null) {
                 number++;
-                if (line.isBlank()) {
+                if (new String(line, StandardCharsets.ISO_8859_1).isBlank()) {
                     continue;
                 }
                 ProducerRecord<byte[], byte[]> record;
                 try {
-                    record = raw ? rawRecord(line) : checkedRecord(target, line);
+                    record = raw ? rawRecord(line) : checkedRecord(target, strictUtf8(line));
                 } catch (JsonAvroException e) {
                     err.printf("line %d: %s%n", number, e.getMessage());
                     rejected++;
@@ -94,8 +101,31 @@ final class ProduceCommand implements Callable<Integer> {
         return rejected == 0 ? 0 : 1;
     }
 
-    private ProducerRecord<byte[], byte[]> rawRecord(String line) {
-        return new ProducerRecord<>(topic, key == null ? null : utf8(key), utf8(line));
+    private ProducerRecord<byte[], byte[]> rawRecord(byte[] line) {
+        return new ProducerRecord<>(topic, key == null ? null : utf8(key), line);
+    }
+
+    /** One line without its LF or CRLF; null at the end of the input. */
+    static byte[] readLine(InputStream input) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int b;
+        while ((b = input.read()) != -1 && b != '\n') {
+            line.write(b);
+        }
+        if (b == -1 && line.size() == 0) {
+            return null;
+        }
+        byte[] bytes = line.toByteArray();
+        return bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? Arrays.copyOf(bytes, bytes.length - 1) : bytes;
+    }
+
+    private static String strictUtf8(byte[] line) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(line)).toString();
+        } catch (CharacterCodingException e) {
+            throw new JsonAvroException("$", "the line is not valid UTF-8");
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -71,6 +71,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--threads", defaultValue = "1", description = "Stream threads (default: ${DEFAULT-VALUE}).")
     int threads;
 
+    @Mixin
+    TuningOptions tuning;
+
     @Option(names = "--model-endpoint", paramLabel = "URL",
             description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
                     + "Default: the replay model, which answers from recorded transcripts.")
@@ -189,7 +192,7 @@ final class RunCommand implements Callable<Integer> {
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
                         compressionDeadline),
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig)),
-                gatekeeper, council);
+                gatekeeper, council, tuning.tuning());
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.

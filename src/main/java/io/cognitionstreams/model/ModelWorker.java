@@ -49,8 +49,10 @@ public final class ModelWorker implements Runnable, AutoCloseable {
 
     private final Topics topics;
     private final ModelClient model;
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Properties consumerProps = new Properties();
+    private final Properties producerProps = new Properties();
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private KafkaProducer<byte[], byte[]> producer;
     private final int attempts;
     private final String groupId;
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -68,43 +70,55 @@ public final class ModelWorker implements Runnable, AutoCloseable {
         this.model = model;
         this.attempts = attempts;
         this.groupId = groupId;
-        Properties consumerProps = new Properties();
         consumerProps.putAll(clientConfig);
         consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
-        this.consumer = new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        Properties producerProps = new Properties();
+        // A crashed worker keeps its partitions until its session expires; 15 s as for the stream threads, not
+        // the client's 45 s, so a restarted one takes over sooner.
+        consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 15_000);
         producerProps.putAll(clientConfig);
-        // A fresh id per process: zombie fencing comes from the consumer group generation (EOS v2, KIP-447).
-        producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, groupId + "-" + UUID.randomUUID());
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-        this.producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+        // The id is new after a crash, so nothing fences the dead process's open transaction: the broker aborts it
+        // after this long, and until then read_committed readers of llm.outputs wait. Kafka Streams uses 10 s too.
+        producerProps.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
     }
 
+    /**
+     * Until closed. A failure the loop cannot handle in place (fenced, a broker away longer than max.block.ms,
+     * after which the producer refuses to abort) starts it over with new clients from the last commit, as Kafka
+     * Streams replaces a failed thread: nothing uncommitted was visible, so nothing is lost or doubled.
+     */
     @Override
     public void run() {
-        try {
-            producer.initTransactions();
-            consumer.subscribe(List.of(topics.packets.name()));
-            while (running.get()) {
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
-                if (!records.isEmpty()) {
-                    processInTransaction(records);
+        while (running.get()) {
+            consumer = new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            // A fresh id per start: zombie fencing comes from the consumer group generation (EOS v2, KIP-447).
+            producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, groupId + "-" + UUID.randomUUID());
+            producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+            try {
+                producer.initTransactions();
+                consumer.subscribe(List.of(topics.packets.name()));
+                while (running.get()) {
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
+                    if (!records.isEmpty()) {
+                        processInTransaction(records);
+                    }
                 }
+            } catch (WakeupException e) {
+                // close() asked to stop
+            } catch (RuntimeException e) {
+                if (running.get()) {
+                    LOG.error("model worker failed, starting again from the last commit: {}", e.toString());
+                    sleepQuietly(Duration.ofSeconds(1));
+                }
+            } finally {
+                consumer.close();
+                producer.close(Duration.ofSeconds(5));
             }
-        } catch (WakeupException e) {
-            if (running.get()) {
-                throw e;
-            }
-        } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
-            LOG.error("model worker stopped: {}", e.getMessage());
-        } finally {
-            consumer.close();
-            producer.close(Duration.ofSeconds(5));
         }
     }
 
@@ -217,6 +231,9 @@ public final class ModelWorker implements Runnable, AutoCloseable {
     @Override
     public void close() {
         running.set(false);
-        consumer.wakeup();
+        KafkaConsumer<byte[], byte[]> current = consumer;
+        if (current != null) {
+            current.wakeup();
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.cognitionstreams.serde;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
@@ -24,6 +25,9 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class SingleObjectAvroSerdeFactory implements AvroSerdeFactory {
 
+    /** C3 01 and the writer schema's 8-byte fingerprint, little-endian. */
+    private static final int HEADER_BYTES = 10;
+
     private final SchemaStore.Cache knownSchemas = new SchemaStore.Cache();
 
     public SingleObjectAvroSerdeFactory() {
@@ -43,7 +47,7 @@ public final class SingleObjectAvroSerdeFactory implements AvroSerdeFactory {
         knownSchemas.addSchema(schema);
         BinaryMessageEncoder<T> encoder = new BinaryMessageEncoder<>(model, schema);
         BinaryMessageDecoder<T> decoder = new BinaryMessageDecoder<>(model, schema, knownSchemas);
-        return Serdes.serdeFrom(new Writer<>(encoder), new Reader<>(decoder, schema.getFullName()));
+        return Serdes.serdeFrom(new Writer<>(encoder), new Reader<>(decoder, knownSchemas, schema.getFullName()));
     }
 
     @Override
@@ -69,14 +73,18 @@ public final class SingleObjectAvroSerdeFactory implements AvroSerdeFactory {
         }
     }
 
-    private record Reader<T>(BinaryMessageDecoder<T> decoder, String typeName) implements Deserializer<T> {
+    private record Reader<T>(BinaryMessageDecoder<T> decoder, SchemaStore schemas, String typeName)
+            implements Deserializer<T> {
         @Override
         public T deserialize(String topic, byte[] data) {
             if (data == null) {
                 return null;
             }
             try {
-                return decoder.decode(data);
+                T value = decoder.decode(data);
+                long fingerprint = ByteBuffer.wrap(data, 2, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+                StrictBody.requireValid(schemas.findByFingerprint(fingerprint), data, HEADER_BYTES);
+                return value;
             } catch (BadHeaderException e) {
                 throw new SerializationException("value on " + topic + " is not an Avro single-object encoded "
                         + typeName + " (expected header C3 01): " + e.getMessage(), e);

@@ -5,7 +5,8 @@ import org.apache.avro.util.ClassSecurityValidator.ClassSecurityPredicate;
 
 /**
  * Avro 1.12 refuses to instantiate generated classes outside trusted packages ("Forbidden ... not trusted").
- * Ours are trusted once, here, before any serde is built, on top of whatever Avro already trusts.
+ * Ours are trusted once, here, before any serde is built, on top of whatever Avro already trusts; the decoder's
+ * allocation limits ({@link AvroLimits}) are installed at the same moment, for the same reason.
  */
 public final class TrustedPackages {
 
@@ -21,6 +22,7 @@ public final class TrustedPackages {
         }
         ClassSecurityPredicate previous = ClassSecurityValidator.getGlobal();
         ClassSecurityValidator.setGlobal(type -> type.getName().startsWith(OURS) || previous.isTrusted(type));
+        AvroLimits.install();
         installed = true;
     }
 }

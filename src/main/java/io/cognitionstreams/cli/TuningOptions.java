@@ -1,0 +1,24 @@
+package io.cognitionstreams.cli;
+
+import java.time.Duration;
+
+import io.cognitionstreams.app.Settings;
+import picocli.CommandLine.Option;
+
+/** Kafka Streams knobs shared by `run` and `bench`, so a benchmark measures what a run would do. */
+final class TuningOptions {
+
+    @Option(names = "--commit-interval", defaultValue = Settings.Tuning.DEFAULT_COMMIT_INTERVAL_MS + "ms",
+            description = "Transaction commit interval of each capability: output becomes visible at commits "
+                    + "(default: ${DEFAULT-VALUE}; Kafka's exactly-once default is 100ms).")
+    Duration commitInterval;
+
+    @Option(names = "--standby-replicas", defaultValue = "0", paramLabel = "N",
+            description = "Warm copies of each state store kept on other instances, so a failover need not "
+                    + "restore from the changelogs (default: ${DEFAULT-VALUE}).")
+    int standbyReplicas;
+
+    Settings.Tuning tuning() {
+        return new Settings.Tuning(commitInterval, standbyReplicas);
+    }
+}

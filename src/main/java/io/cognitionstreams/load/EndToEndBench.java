@@ -1,0 +1,230 @@
+package io.cognitionstreams.load;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.topics.Topic;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * Offers load at a fixed rate and times each request until its answer is readable (read_committed), one step at
+ * a time: the step's records are sent on their schedule by one thread while this one polls for answers, and a
+ * step ends when every answer arrived (or the drain timeout passed), so no backlog spills into the next step.
+ */
+public final class EndToEndBench {
+
+    private static final int BAR_WIDTH = 24;
+
+    private final String bootstrap;
+    private final PrintWriter progress;
+    private final Duration drainTimeout;
+
+    /** @param progress where the carriage-return progress line goes (stderr) */
+    public EndToEndBench(String bootstrap, PrintWriter progress, Duration drainTimeout) {
+        this.bootstrap = bootstrap;
+        this.progress = progress;
+        this.drainTimeout = drainTimeout;
+    }
+
+    /** One offered load's outcome; {@code perSecond} is answers over the time from first send to last answer. */
+    public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency) {
+    }
+
+    /** What a step sends, where its answers appear, and how an answer names the record it answers. */
+    public interface Probe {
+        String name();
+
+        String answerTopic();
+
+        /** Record {@code n} of run {@code run} and the id its answer will carry. */
+        Sent next(String run, long n, long nowMillis);
+
+        /** The id an answer record carries, or null for records of other runs or other kinds. */
+        String answeredId(ConsumerRecord<byte[], byte[]> record);
+    }
+
+    public record Sent(String id, ProducerRecord<byte[], byte[]> record) {
+    }
+
+    /** The whole pipeline: a request on cognition.requests, answered by its first block on channel.cli_chat. */
+    public static Probe pipeline(Topics topics, Workload workload) {
+        Topic<String, CognitionRequest> requests = topics.requests;
+        Topic<String, RoutedBlock> answers = topics.channel(Channel.CLI_CHAT);
+        return new Probe() {
+            @Override
+            public String name() {
+                return "pipeline";
+            }
+
+            @Override
+            public String answerTopic() {
+                return answers.name();
+            }
+
+            @Override
+            public Sent next(String run, long n, long nowMillis) {
+                CognitionRequest request = workload.request(run, n, Instant.ofEpochMilli(nowMillis));
+                return new Sent(request.getRequestId(), new ProducerRecord<>(requests.name(),
+                        utf8(request.getSessionId()), requests.valueSerde().serializer().serialize(requests.name(),
+                        request)));
+            }
+
+            @Override
+            public String answeredId(ConsumerRecord<byte[], byte[]> record) {
+                return answers.valueSerde().deserializer().deserialize(record.topic(), record.value()).getRequestId();
+            }
+        };
+    }
+
+    /** Kafka alone: the same bytes produced to a scratch topic and read back, the floor under any pipeline. */
+    public static Probe passThrough(String topic, byte[] value) {
+        return new Probe() {
+            @Override
+            public String name() {
+                return "pass-through";
+            }
+
+            @Override
+            public String answerTopic() {
+                return topic;
+            }
+
+            @Override
+            public Sent next(String run, long n, long nowMillis) {
+                String id = Workload.requestId(run, n);
+                return new Sent(id, new ProducerRecord<>(topic, null, nowMillis, utf8(id), value));
+            }
+
+            @Override
+            public String answeredId(ConsumerRecord<byte[], byte[]> record) {
+                return new String(record.key(), StandardCharsets.UTF_8);
+            }
+        };
+    }
+
+    public Step run(Probe probe, String run, int rate, int count) throws InterruptedException {
+        Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        Latencies latencies = new Latencies();
+        Set<String> answered = new HashSet<>();
+        AtomicInteger sent = new AtomicInteger();
+        AtomicReference<Exception> sendFailure = new AtomicReference<>();
+        long firstSend = System.currentTimeMillis();
+        long lastAnswer = firstSend;
+        try (KafkaConsumer<byte[], byte[]> consumer = consumerAtEnd(probe.answerTopic())) {
+            Thread sender = new Thread(() -> send(probe, run, rate, count, sentAt, sent, sendFailure),
+                    "bench-sender");
+            sender.start();
+            long drainDeadline = Long.MAX_VALUE;
+            long nextDraw = 0;
+            while (answered.size() < count && System.nanoTime() < drainDeadline && sendFailure.get() == null) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(50))) {
+                    long now = System.currentTimeMillis();
+                    String id = probe.answeredId(record);
+                    Long sentMillis = id == null ? null : sentAt.get(id);
+                    if (sentMillis != null && answered.add(id)) {
+                        latencies.add(now - sentMillis);
+                        lastAnswer = now;
+                    }
+                }
+                if (!sender.isAlive() && drainDeadline == Long.MAX_VALUE) {
+                    drainDeadline = System.nanoTime() + drainTimeout.toNanos();
+                }
+                if (System.nanoTime() > nextDraw) {
+                    draw(probe, rate, count, sent.get(), answered.size());
+                    nextDraw = System.nanoTime() + 250_000_000L;
+                }
+            }
+            sender.join();
+        }
+        clearLine();
+        if (sendFailure.get() != null) {
+            throw new IllegalStateException(probe.name() + " could not send at " + rate + "/s: "
+                    + sendFailure.get().getMessage(), sendFailure.get());
+        }
+        double seconds = Math.max(1, lastAnswer - firstSend) / 1000.0;
+        return new Step(rate, sent.get(), answered.size(), answered.size() / seconds, latencies.summary());
+    }
+
+    private void send(Probe probe, String run, int rate, int count, Map<String, Long> sentAt, AtomicInteger sent,
+                      AtomicReference<Exception> failure) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true), new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            long start = System.nanoTime();
+            for (long n = 0; n < count; n++) {
+                long wait = start + n * 1_000_000_000L / rate - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait);
+                }
+                long now = System.currentTimeMillis();
+                Sent next = probe.next(run, n, now);
+                sentAt.put(next.id(), now);
+                producer.send(next.record(), (metadata, error) -> {
+                    if (error != null) {
+                        failure.compareAndSet(null, error);
+                    }
+                });
+                sent.incrementAndGet();
+            }
+            producer.flush();
+        } catch (RuntimeException e) {
+            failure.compareAndSet(null, e);
+        }
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumerAtEnd(String topic) {
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                .map(info -> new TopicPartition(topic, info.partition())).toList();
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        // seekToEnd is lazy: fix the positions before the first record is sent.
+        partitions.forEach(consumer::position);
+        return consumer;
+    }
+
+    private void draw(Probe probe, int rate, int count, int sent, int answered) {
+        int filled = count == 0 ? BAR_WIDTH : (int) ((long) answered * BAR_WIDTH / count);
+        progress.printf("\r%-12s %6d/s [%s%s] sent %d/%d, answered %d", probe.name(), rate, "#".repeat(filled),
+                "-".repeat(BAR_WIDTH - filled), sent, count, answered);
+        progress.flush();
+    }
+
+    private void clearLine() {
+        progress.print("\r" + " ".repeat(100) + "\r");
+        progress.flush();
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}

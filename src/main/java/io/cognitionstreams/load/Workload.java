@@ -1,0 +1,49 @@
+package io.cognitionstreams.load;
+
+import java.time.Instant;
+import java.util.List;
+
+import io.cognitionstreams.schema.CognitionRequest;
+
+/**
+ * Requests for load and fault runs: sessions of a few turns, every prompt distinct (so no cache of repeated text
+ * flatters a run), each prompt written to pick a known replay transcript.
+ */
+public enum Workload {
+
+    /** Every replay transcript: deploy and research answers carry THOUGHT_SEED and VERIFY blocks, which
+     *  episodic memory embeds, and once memory holds anything every later prompt is embedded to search it. */
+    FULL(List.of("Plan the deploy of release 2.4.%d to production.",
+            "Triage the crash bug reported against parser build %d.",
+            "Research and compare the evaluation setups of three papers, batch %d.",
+            "Clean up the disk on build server %d, it is full.")),
+    /** Only transcripts without memory blocks: on a fresh cluster nothing is embedded, so what remains is the
+     *  cost of Kafka, exactly-once and the pipeline's own work. */
+    NO_MEMORY(List.of("Triage the crash bug reported against parser build %d.",
+            "Clean up the disk on build server %d, it is full."));
+
+    /** Turns per session: later turns carry history, as real sessions do. */
+    public static final int TURNS_PER_SESSION = 4;
+
+    private final List<String> prompts;
+
+    Workload(List<String> prompts) {
+        this.prompts = prompts;
+    }
+
+    /** Request {@code n} of run {@code run}: request id {@code <run>-<n>}, session {@code <run>-s<n / turns>}. */
+    public CognitionRequest request(String run, long n, Instant timestamp) {
+        return CognitionRequest.newBuilder()
+                .setRequestId(requestId(run, n))
+                .setSessionId(run + "-s" + n / TURNS_PER_SESSION)
+                .setUserPrompt(String.format(prompts.get((int) (n % prompts.size())), n))
+                .setPersona("developer")
+                .setTargetModel("gpt-4o")
+                .setTimestamp(timestamp)
+                .build();
+    }
+
+    public static String requestId(String run, long n) {
+        return run + "-" + n;
+    }
+}

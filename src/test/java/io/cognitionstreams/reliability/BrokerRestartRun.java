@@ -1,0 +1,112 @@
+package io.cognitionstreams.reliability;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.apache.kafka.streams.KafkaStreams;
+
+import io.cognitionstreams.app.CognitionRuntime;
+import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.broker.BrokerSettings;
+import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.load.Workload;
+import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * The broker stops mid-run and comes back on the same data and ports, once per downtime given, as in a restart of
+ * a one-node cluster or a network partition; the app is not touched and must recover by itself, answering every
+ * request exactly once. A downtime over the clients' max.block.ms (60 s) makes blocked transactional calls fail
+ * for good, which the app must survive too. {@link BrokerRestartIT} runs a short form; {@code bin/broker-restart}
+ * runs {@link #main}.
+ */
+final class BrokerRestartRun {
+
+    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+    record Options(int requests, int rate, List<Duration> downtimes) {
+    }
+
+    record Report(Ledger.Verdict verdict, boolean stillRunning, Duration elapsed) {
+        boolean ok() {
+            return verdict.ok() && stillRunning;
+        }
+    }
+
+    private BrokerRestartRun() {
+    }
+
+    static Report run(Path workDir, Options options, PrintStream log) throws Exception {
+        long started = System.nanoTime();
+        BrokerSettings brokerSettings = new BrokerSettings(workDir.resolve("kafka"), freePort(), freePort(),
+                Duration.ofSeconds(60));
+        EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(brokerSettings);
+        String bootstrap = broker.bootstrapServers();
+        String run = "restart-" + UUID.randomUUID().toString().substring(0, 8);
+        log.printf("broker restart run %s: %d requests at %d/s, downtimes %s%n", run, options.requests(),
+                options.rate(), options.downtimes());
+        Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
+        long[] numbers = Traffic.first(options.requests());
+        Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run, numbers);
+        CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, run, workDir.resolve("state")));
+        try (Ledger ledger = new Ledger(bootstrap, topics, run)) {
+            runtime.awaitRunning(TIMEOUT);
+            Traffic traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run, numbers,
+                    options.rate());
+            List<Duration> downtimes = options.downtimes();
+            for (int i = 0; i < downtimes.size(); i++) {
+                while (traffic.sent() < (long) options.requests() * (i + 1) / (downtimes.size() + 1)) {
+                    Thread.sleep(50);
+                }
+                broker.close();
+                log.printf("broker stopped at %.1f s (%d sent), down for %d s%n", seconds(started), traffic.sent(),
+                        downtimes.get(i).toSeconds());
+                Thread.sleep(downtimes.get(i).toMillis());
+                broker = EmbeddedKafkaBroker.start(brokerSettings);
+                log.printf("broker back at %.1f s%n", seconds(started));
+            }
+            traffic.await();
+            ledger.awaitComplete(prompts, TIMEOUT);
+            boolean running = runtime.states().values().stream().allMatch(s -> s == KafkaStreams.State.RUNNING);
+            log.printf("all answered at %.1f s; capabilities %s%n", seconds(started), runtime.states());
+            runtime.close();
+            ledger.catchUp();
+            Report report = new Report(ledger.verify(prompts), running, Duration.ofNanos(System.nanoTime() - started));
+            log.printf("%s in %d s%n", report.verdict(), report.elapsed().toSeconds());
+            return report;
+        } finally {
+            runtime.close();
+            broker.close();
+        }
+    }
+
+    private static double seconds(long since) {
+        return (System.nanoTime() - since) / 1e9;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** {@code bin/broker-restart [--requests N] [--rate R] [--downtimes 5,65,120]} (seconds). */
+    public static void main(String[] args) throws Exception {
+        List<Duration> downtimes = new ArrayList<>();
+        for (String seconds : CrashRun.arg(args, "--downtimes", "5,65,120").split(",")) {
+            downtimes.add(Duration.ofSeconds(Long.parseLong(seconds.strip())));
+        }
+        Options options = new Options(CrashRun.intArg(args, "--requests", 20_000), CrashRun.intArg(args, "--rate",
+                100), downtimes);
+        Report report = run(Files.createTempDirectory("cognition-broker-restart"), options, System.out);
+        System.exit(report.ok() ? 0 : 1);
+    }
+}

@@ -1,0 +1,96 @@
+package io.cognitionstreams.reliability;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.cognitionstreams.cli.CognitionCli;
+
+/**
+ * `cognition run` in a child JVM against an existing cluster, as an operator would start it, so it can be killed
+ * for real: {@link #kill()} is SIGKILL (no shutdown hook, no flush, no commit), {@link #stop()} is SIGTERM.
+ * Its output is appended to one log file across restarts.
+ */
+final class ChildApp {
+
+    private static final String RUNNING = "cognition streams running";
+
+    private final Process process;
+    private final CountDownLatch running = new CountDownLatch(1);
+
+    private ChildApp(Process process, Path log) {
+        this.process = process;
+        Thread pump = new Thread(() -> pump(log), "child-app-log");
+        pump.setDaemon(true);
+        pump.start();
+    }
+
+    /** Starts {@code cognition run --bootstrap-servers ... --application-id ... --state-dir ...} plus {@code args}. */
+    static ChildApp start(String bootstrap, String applicationId, Path stateDir, Path log, String... args) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                        .toString(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+                CognitionCli.class.getName(), "run", "--bootstrap-servers", bootstrap,
+                "--application-id", applicationId, "--state-dir", stateDir.toString()));
+        command.addAll(List.of(args));
+        try {
+            return new ChildApp(new ProcessBuilder(command).redirectErrorStream(true).start(), log);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + command.get(0), e);
+        }
+    }
+
+    /** Waits until the child says every capability is running; false if it died or the time ran out first. */
+    boolean awaitRunning(Duration timeout) throws InterruptedException {
+        return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && process.isAlive();
+    }
+
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    /** SIGTERM: the shutdown hook closes the app, committing what it has done. @return the exit code */
+    int stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+        return process.exitValue();
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    private void pump(Path log) {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8));
+             Writer out = Files.newBufferedWriter(log, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                     StandardOpenOption.APPEND)) {
+            out.write("---- child pid " + process.pid() + "\n");
+            String line;
+            while ((line = lines.readLine()) != null) {
+                out.write(line);
+                out.write('\n');
+                if (line.contains(RUNNING)) {
+                    running.countDown();
+                    out.flush();
+                }
+            }
+        } catch (IOException e) {
+            // the child was killed mid-line; its log simply ends there
+        }
+    }
+}
