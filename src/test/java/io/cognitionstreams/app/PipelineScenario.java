@@ -68,7 +68,8 @@ final class PipelineScenario {
             assertThat(web).extracting(RoutedBlock::getMarker).doesNotContain(Marker.PLAN, Marker.PREAMBLE);
 
             List<ToolCall> calls = Kafka.readUntil(bootstrap, topics.toolCalls,
-                    call -> sessions.contains(call.getSessionId()), seen -> seen.size() >= 2, TIMEOUT);
+                    call -> call.getSessionId() != null && sessions.contains(call.getSessionId()),
+                    seen -> seen.size() >= 2, TIMEOUT);
             assertThat(calls).extracting(ToolCall::getArguments).containsExactlyInAnyOrder(
                     "{\"command\":\"git tag -a v2.4.0 -m \\\"release 2.4.0\\\"\"}",
                     "{\"command\":\"mvn -q test -Dtest=ParserTest\"}");

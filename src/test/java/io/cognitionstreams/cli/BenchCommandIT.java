@@ -6,10 +6,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
-import io.cognitionstreams.testing.SharedBroker;
+import io.cognitionstreams.testing.IsolatedBroker;
 
 /** `cognition bench` end to end at a low rate: a row per rate, both probes answered, peak memory reported. */
-@ExtendWith(SharedBroker.class)
+@ExtendWith(IsolatedBroker.class)
 class BenchCommandIT {
 
     @Test

@@ -9,10 +9,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
-import io.cognitionstreams.testing.SharedBroker;
+import io.cognitionstreams.testing.IsolatedBroker;
 
 /** The short form of the crash test; `bin/crash-test --requests 50000 --kills 10` is the long one. */
-@ExtendWith(SharedBroker.class)
+@ExtendWith(IsolatedBroker.class)
 class CrashIT {
 
     @Test

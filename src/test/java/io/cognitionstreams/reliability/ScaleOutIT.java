@@ -29,7 +29,7 @@ import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.Kafka;
-import io.cognitionstreams.testing.SharedBroker;
+import io.cognitionstreams.testing.IsolatedBroker;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -37,7 +37,7 @@ import io.cognitionstreams.topics.Topics;
  * restoring their state stores from the changelogs (no standby replicas, and its own state directory never held
  * them). A session's second turn answered by the survivor must still carry its first turn in its history.
  */
-@ExtendWith(SharedBroker.class)
+@ExtendWith(IsolatedBroker.class)
 class ScaleOutIT {
 
     private static final int SESSIONS = 150;

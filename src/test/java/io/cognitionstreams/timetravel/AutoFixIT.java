@@ -58,7 +58,8 @@ class AutoFixIT {
 
             Set<String> sessions = Set.of(canary, migration);
             List<PipelineEvent> events = Kafka.readUntil(bootstrap, topics.events,
-                    event -> sessions.contains(event.getSessionId()) && event.getType().startsWith("autofix/"),
+                    event -> event.getSessionId() != null && sessions.contains(event.getSessionId())
+                            && event.getType().startsWith("autofix/"),
                     seen -> seen.stream().anyMatch(e -> e.getType().equals(AutoFixEvents.RECOVER))
                             && seen.stream().anyMatch(e -> e.getType().equals(AutoFixEvents.FAIL)), TIMEOUT);
             assertThat(events.stream().filter(e -> e.getSessionId().equals(canary)).map(PipelineEvent::getType))
@@ -92,7 +93,8 @@ class AutoFixIT {
             assertThat(checkpoints.get(1).getParentCheckpoint()).isEqualTo(Checkpoints.key(checkpoints.get(0)));
 
             List<CouncilMessage> escalations = Kafka.readUntil(bootstrap, topics.councilMessages,
-                    message -> sessions.contains(message.getSessionId()), seen -> !seen.isEmpty(), TIMEOUT);
+                    message -> message.getSessionId() != null && sessions.contains(message.getSessionId()),
+                    seen -> !seen.isEmpty(), TIMEOUT);
             assertThat(escalations).singleElement().satisfies(escalation -> {
                 assertThat(escalation.getSessionId()).isEqualTo(migration);
                 assertThat(escalation.getSender()).isEqualTo(AutoFixEvents.SENDER);
