@@ -170,8 +170,9 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private void print(PrintWriter out, List<Row> rows, boolean embedded) {
-        out.printf("cognition bench: workload %s, %d partitions, exactly_once_v2, %s broker, %d CPUs%n", workload,
-                partitions, embedded ? "embedded" : "external", Runtime.getRuntime().availableProcessors());
+        out.printf("cognition bench: workload %s, %d partitions, exactly_once_v2, commit interval %d ms, %s broker, "
+                + "%d CPUs%n", workload, partitions, tuning.commitInterval.toMillis(), embedded ? "embedded" : "external",
+                Runtime.getRuntime().availableProcessors());
         out.println("latency: request timestamp -> its first channel.cli_chat record, read_committed (ms)");
         out.printf("%9s %8s | %-39s | %-39s%n", "", "", "pipeline", "pass-through");
         out.printf("%9s %8s | %8s %6s %6s %6s %6s %4s | %8s %6s %6s %6s %6s %4s%n", "offered/s", "requests",
