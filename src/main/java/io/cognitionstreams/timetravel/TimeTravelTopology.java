@@ -27,6 +27,7 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.assembly.RequestValidator;
 import io.cognitionstreams.assembly.TaskInstructions.Stage;
 import io.cognitionstreams.routing.RoutingTopology;
 import io.cognitionstreams.schema.Checkpoint;
@@ -113,7 +114,11 @@ public final class TimeTravelTopology {
                 Instant.ofEpochMilli(record.timestamp()));
     }
 
-    /** Original requests (not retries), kept so a failed answer can be asked again. */
+    /**
+     * Original requests (not retries), kept so a failed answer can be asked again. Only valid ones: the assembly
+     * dead-letters the others, and an oversized one would not even fit this store's changelog (a 10 MB prompt
+     * failed the task here in the soak run before this check).
+     */
     private static final class KeepRequest implements Processor<String, CognitionRequest, Void, Void> {
         private WindowStore<String, CognitionRequest> requests;
 
@@ -124,8 +129,8 @@ public final class TimeTravelTopology {
 
         @Override
         public void process(Record<String, CognitionRequest> record) {
-            CognitionRequest request = record.value();
-            if (request != null && request.getRetryCount() == 0) {
+            CognitionRequest request = RequestValidator.requireValid(record.value());
+            if (request.getRetryCount() == 0) {
                 requests.put(requestKey(request.getSessionId(), request.getRequestId()), request, record.timestamp());
             }
         }
