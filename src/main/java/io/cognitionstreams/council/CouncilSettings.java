@@ -26,6 +26,8 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
     public static final String COUNCIL_SENDER = "council";
     /** Sender of the marker-routing capability's escalations (3 consecutive INTERRUPTs in a session). */
     public static final String ROUTER_SENDER = "router";
+    /** Sender of the AutoFix loop's escalations (a stage contract that keeps failing after its retries). */
+    public static final String AUTOFIX_SENDER = "autofix";
 
     private static final Pattern ROLE_NAME = Pattern.compile("[a-z0-9_-]+");
 
@@ -36,7 +38,7 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
                 throw new IllegalArgumentException("council role '" + role + "' is not lower-case letters, digits, "
                         + "'_' or '-'");
             }
-            if (role.equals(COUNCIL_SENDER) || role.equals(ROUTER_SENDER)) {
+            if (role.equals(COUNCIL_SENDER) || role.equals(ROUTER_SENDER) || role.equals(AUTOFIX_SENDER)) {
                 throw new IllegalArgumentException("'" + role + "' is a reserved sender, not a council role");
             }
         }

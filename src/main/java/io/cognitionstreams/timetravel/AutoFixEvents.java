@@ -8,6 +8,7 @@ import java.util.TreeMap;
 
 import io.cognitionstreams.assembly.history.ContextPruner;
 import io.cognitionstreams.routing.RoutingTopology;
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.Checkpoint;
@@ -36,7 +37,7 @@ public final class AutoFixEvents {
     public static final String RECOVER = "autofix/recover";
     public static final String FAIL = "autofix/fail";
     /** How the council tells an AutoFix escalation from routing's. */
-    public static final String SENDER = "autofix";
+    public static final String SENDER = CouncilSettings.AUTOFIX_SENDER;
 
     private AutoFixEvents() {
     }

@@ -40,6 +40,8 @@ class CouncilEnvelopeTest {
         assertThat(valid(message("e1", "router", CouncilMessageType.ESCALATION, 0).setContent("3 interrupts")
                 .setRiskLevel(RiskLevel.HIGH).build())).isNotNull();
         assertThat(valid(message("t1", "council", CouncilMessageType.HEARTBEAT, 0).build())).isNotNull();
+        assertThat(valid(message("a1", "autofix", CouncilMessageType.ESCALATION, 0)
+                .setContent("VERIFY still fails after 2 retries").setRiskLevel(RiskLevel.HIGH).build())).isNotNull();
     }
 
     static Stream<Arguments> broken() {
@@ -56,7 +58,9 @@ class CouncilEnvelopeTest {
                         "timestamp 1970-01-01T00:00:00Z is not after the epoch"),
                 Arguments.of(message("m", "lite", CouncilMessageType.INFO, 0).setRole(""), "role is empty"),
                 Arguments.of(message("m", "gpt", CouncilMessageType.INFO, 0),
-                        "sender 'gpt' is not a council role [prime, lite, codemind], 'router' or 'council'"),
+                        "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix' or 'council'"),
+                Arguments.of(message("m", "autofix", CouncilMessageType.INFO, 0),
+                        "sender 'autofix' is not a council role and cannot send INFO (only [ESCALATION])"),
                 Arguments.of(message("m", "router", CouncilMessageType.VOTE, 0).setProposalId("p").setVote(Vote.YES),
                         "sender 'router' is not a council role and cannot send VOTE (only [ESCALATION, INFO])"),
                 Arguments.of(message("m", "council", CouncilMessageType.PROPOSAL, 0).setContent("x"),
