@@ -16,7 +16,9 @@ import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.ExtractiveSummarizer;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.council.CouncilTopology;
+import io.cognitionstreams.embeddings.CachingEmbedder;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
+import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperTopology;
 import io.cognitionstreams.model.ModelClient;
@@ -41,6 +43,9 @@ import io.cognitionstreams.topics.Topics;
  */
 public final class Pipeline {
 
+    // One per JVM like the model it wraps: every app of the runtime embeds prompts, memories and sentences with it.
+    private static final SentenceEmbedder EMBEDDER = new CachingEmbedder(MiniLmEmbedder.shared(), 10_000);
+
     /** The domain objects the topologies wrap, built once per app. */
     public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper,
                         CouncilSettings council) {
@@ -48,7 +53,7 @@ public final class Pipeline {
         /** The local parts only: extractive compression, no model tiers, the defaults of everything else. */
         public static Parts defaults() {
             return with(CompressionChain.builder()
-                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared())).build(),
+                    .extractive(new ExtractiveSummarizer(EMBEDDER)).build(),
                     new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), GatekeeperSettings.defaults(),
                     CouncilSettings.defaults());
         }
@@ -56,7 +61,7 @@ public final class Pipeline {
         /** With the Lite and Prime compression tiers when the settings name them. */
         public static Parts of(Settings settings) {
             CompressionChain.Builder chain = CompressionChain.builder()
-                    .extractive(new ExtractiveSummarizer(MiniLmEmbedder.shared()));
+                    .extractive(new ExtractiveSummarizer(EMBEDDER));
             Settings.ModelSettings model = settings.model();
             if (!model.usesReplay()) {
                 ModelClient client = CognitionRuntime.modelClient(model);
@@ -99,7 +104,7 @@ public final class Pipeline {
     public static Map<String, Capability> capabilities(Parts parts) {
         Map<String, Capability> capabilities = new LinkedHashMap<>();
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
-                AssemblyTopology.build(builder, topics, parts.assembler(), MiniLmEmbedder.shared()),
+                AssemblyTopology.build(builder, topics, parts.assembler(), EMBEDDER),
                 Set.of(Topics.LLM_OUTPUTS, Topics.TOOL_DECISIONS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));

@@ -70,8 +70,21 @@ public final class AssemblyTopology {
         // Skills and identity are small and read by every session: a global copy on each instance, not a join.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
         GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance::refuse);
-        // Memories are searched across sessions, so every instance holds all of them.
-        GlobalMirror.add(builder, topics.memory, MEMORY_STORE, GlobalMirror.Check.none());
+        // Memories are searched across sessions, so every instance holds all of them; searched through an index
+        // of decoded vectors the store's loader keeps, because decoding each entry per request was the bottleneck.
+        MemoryIndex memoryIndex = new MemoryIndex();
+        GlobalMirror.add(builder, topics.memory, MEMORY_STORE,
+                (key, entry) -> EpisodicMemory.refuse(entry, memoryIndex), new GlobalMirror.Listener<>() {
+                    @Override
+                    public void put(String key, MemoryEntry entry) {
+                        EpisodicMemory.index(memoryIndex, key, entry);
+                    }
+
+                    @Override
+                    public void delete(String key) {
+                        memoryIndex.remove(key);
+                    }
+                });
         // Changelogged, so a restart or a rebalance restores every session's history and pending re-anchor.
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_STORE),
                 Serdes.String(), topics.serde(SessionState.class)));
@@ -82,7 +95,8 @@ public final class AssemblyTopology {
         // for partition p owns the sessions of partition p on every topic: no repartition is needed.
         BranchedKStream<String, SpecificRecord> out = builder
                 .stream(topics.requests.name(), topics.requests.consumed())
-                .process(() -> new Assemble(assembler, embedder, topics.requests), Named.as("assemble"),
+                .process(() -> new Assemble(assembler, new EpisodicMemory(embedder, memoryIndex), topics.requests),
+                        Named.as("assemble"),
                         SESSION_STORE, HISTORY_STORE)
                 .split(Named.as("assembled-"));
         out.branch((session, record) -> record instanceof CognitionPacket, Branched.withConsumer(packets -> packets
@@ -131,18 +145,17 @@ public final class AssemblyTopology {
     /** Assembles one request; budget failures become an event and a dead letter, never a cut packet. */
     private static final class Assemble implements Processor<String, CognitionRequest, String, SpecificRecord> {
         private final PacketAssembler assembler;
-        private final SentenceEmbedder embedder;
+        private final EpisodicMemory memory;
         private final Topic<String, CognitionRequest> requests;
         private ProcessorContext<String, SpecificRecord> context;
-        private KeyValueStore<String, MemoryEntry> memory;
         private KeyValueStore<String, SessionState> sessions;
         private HistoryStore history;
         private KeyValueStore<String, Skill> skills;
         private KeyValueStore<String, Identity> identity;
 
-        Assemble(PacketAssembler assembler, SentenceEmbedder embedder, Topic<String, CognitionRequest> requests) {
+        Assemble(PacketAssembler assembler, EpisodicMemory memory, Topic<String, CognitionRequest> requests) {
             this.assembler = assembler;
-            this.embedder = embedder;
+            this.memory = memory;
             this.requests = requests;
         }
 
@@ -153,7 +166,6 @@ public final class AssemblyTopology {
             history = new HistoryStore(context.getStateStore(HISTORY_STORE));
             skills = context.getStateStore(SKILLS_STORE);
             identity = context.getStateStore(IDENTITY_STORE);
-            memory = context.getStateStore(MEMORY_STORE);
         }
 
         @Override
@@ -170,7 +182,7 @@ public final class AssemblyTopology {
                 Identity governed = identity.get(IdentityGovernance.KEY);
                 assembly = assembler.assemble(new AssemblyInput(request,
                         governed != null ? governed.getText() : IdentityDefaults.TEXT, skill,
-                        () -> values(skills), new EpisodicMemory(embedder, () -> values(memory)), () -> recent,
+                        () -> values(skills), memory, () -> recent,
                         Optional.ofNullable(state.getReanchorProtocol())));
             } catch (TokenBudgetException e) {
                 refuse(record, request, e);

@@ -1,9 +1,8 @@
 package io.cognitionstreams.assembly;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.function.Supplier;
+import java.util.Optional;
 
 import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.schema.MemoryEntry;
@@ -13,9 +12,9 @@ import io.cognitionstreams.schema.RoutedBlock;
  * Seed 002's episodic memory (RAG over past experiences): blocks routed to channel.memory are embedded once, when
  * they arrive, and a packet's layer gets the entries most similar to its user prompt.
  *
- * <p>Search is exact (a dot product with every entry of the global memory store), which is right for up to some
- * ten thousand entries; a larger memory would need an approximate index. Embedding the prompt costs ~10 ms on this
- * class of machine, so it is only done when there is a memory to search.
+ * <p>Search is exact, over the {@link MemoryIndex} the global store keeps decoded: about 0.2 ms per ten thousand
+ * distinct memories here (docs/benchmarks.md); past some hundred thousand an approximate index would pay off.
+ * Embedding the prompt costs more than the search, so it is only done when there is a memory to search.
  */
 public final class EpisodicMemory implements AssemblyInput.MemorySearch {
 
@@ -24,37 +23,23 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
     public static final String MODEL = "all-MiniLM-L6-v2-q";
 
     private final SentenceEmbedder embedder;
-    private final Supplier<List<MemoryEntry>> entries;
+    private final MemoryIndex index;
 
-    public EpisodicMemory(SentenceEmbedder embedder, Supplier<List<MemoryEntry>> entries) {
+    public EpisodicMemory(SentenceEmbedder embedder, MemoryIndex index) {
         this.embedder = embedder;
-        this.entries = entries;
+        this.index = index;
     }
 
     @Override
     public List<String> similar(String query, int k) {
-        List<MemoryEntry> all = entries.get();
-        if (all.isEmpty() || k <= 0) {
+        if (k <= 0 || index.size() == 0) {
             return List.of();
         }
-        float[] target = unit(embedder.embed(List.of(query)).get(0));
-        record Scored(MemoryEntry entry, double score) {
-        }
-        List<Scored> scored = new ArrayList<>();
-        for (MemoryEntry entry : all) {
-            double score = dot(target, entry.getEmbedding());
-            if (score >= MIN_SIMILARITY) {
-                scored.add(new Scored(entry, score));
-            }
-        }
-        // Ties by block id, so the same memory gives the same packet on every instance.
-        scored.sort(Comparator.comparingDouble(Scored::score).reversed()
-                .thenComparing(s -> s.entry().getBlockId()));
-        return scored.stream().limit(k).map(s -> s.entry().getText()).toList();
+        return index.nearest(MemoryIndex.unit(embedder.embed(List.of(query)).get(0)), k, MIN_SIMILARITY);
     }
 
     public static MemoryEntry remember(RoutedBlock block, SentenceEmbedder embedder) {
-        float[] vector = unit(embedder.embed(List.of(block.getText())).get(0));
+        float[] vector = MemoryIndex.unit(embedder.embed(List.of(block.getText())).get(0));
         List<Float> embedding = new ArrayList<>(vector.length);
         for (float value : vector) {
             embedding.add(value);
@@ -70,30 +55,29 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
                 .build();
     }
 
-    private static float[] unit(float[] vector) {
-        double norm = 0;
-        for (float value : vector) {
-            norm += value * value;
+    /** Why an entry cannot join the index: only vectors of our model are comparable with our prompts. */
+    public static Optional<String> refuse(MemoryEntry entry, MemoryIndex index) {
+        if (!MODEL.equals(entry.getEmbeddingModel())) {
+            return Optional.of("embedded with " + entry.getEmbeddingModel() + ", prompts are embedded with " + MODEL);
         }
-        norm = Math.sqrt(norm);
-        if (norm == 0) {
-            return vector;
+        int dimension = entry.getEmbedding().size();
+        if (dimension == 0) {
+            return Optional.of("no embedding");
         }
-        float[] unit = new float[vector.length];
-        for (int i = 0; i < vector.length; i++) {
-            unit[i] = (float) (vector[i] / norm);
+        if (index.dimension() >= 0 && dimension != index.dimension()) {
+            return Optional.of(dimension + " dimensions, the memory holds vectors of " + index.dimension());
         }
-        return unit;
+        return Optional.empty();
     }
 
-    private static double dot(float[] a, List<Float> b) {
-        if (b.size() != a.length) {
-            return -1;
+    /** Adds a stored entry to the index, as the global store receives it. */
+    public static void index(MemoryIndex index, String key, MemoryEntry entry) {
+        List<Float> embedding = entry.getEmbedding();
+        float[] vector = new float[embedding.size()];
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] = embedding.get(i);
         }
-        double sum = 0;
-        for (int i = 0; i < a.length; i++) {
-            sum += a[i] * b.get(i);
-        }
-        return sum;
+        // Normalized again: an entry written by another producer need not be unit length.
+        index.put(key, entry.getText(), MemoryIndex.unit(vector));
     }
 }

@@ -32,23 +32,52 @@ public final class GlobalMirror {
         }
     }
 
+    /**
+     * Told of every change applied to the store, on the global thread, also while the store is rebuilt at start-up
+     * (Kafka Streams restores a global store through its processor): for a view of the store kept decoded.
+     */
+    public interface Listener<V> {
+        void put(String key, V value);
+
+        void delete(String key);
+
+        static <V> Listener<V> none() {
+            return new Listener<>() {
+                @Override
+                public void put(String key, V value) {
+                }
+
+                @Override
+                public void delete(String key) {
+                }
+            };
+        }
+    }
+
     private GlobalMirror() {
     }
 
     public static <V> void add(StreamsBuilder builder, Topic<String, V> topic, String storeName, Check<V> check) {
+        add(builder, topic, storeName, check, Listener.none());
+    }
+
+    public static <V> void add(StreamsBuilder builder, Topic<String, V> topic, String storeName, Check<V> check,
+                               Listener<V> listener) {
         builder.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(storeName),
                         Serdes.String(), topic.valueSerde()).withLoggingDisabled(),
-                topic.name(), topic.consumed(), () -> new Loader<>(storeName, check));
+                topic.name(), topic.consumed(), () -> new Loader<>(storeName, check, listener));
     }
 
     private static final class Loader<V> implements Processor<String, V, Void, Void> {
         private final String storeName;
         private final Check<V> check;
+        private final Listener<V> listener;
         private KeyValueStore<String, V> store;
 
-        Loader(String storeName, Check<V> check) {
+        Loader(String storeName, Check<V> check, Listener<V> listener) {
             this.storeName = storeName;
             this.check = check;
+            this.listener = listener;
         }
 
         @Override
@@ -62,6 +91,7 @@ public final class GlobalMirror {
                 LOG.error("record without a key for global store {} ignored", storeName);
             } else if (record.value() == null) {
                 store.delete(record.key());
+                listener.delete(record.key());
             } else {
                 Optional<String> refusal = check.refuse(record.key(), record.value());
                 if (refusal.isPresent()) {
@@ -69,6 +99,7 @@ public final class GlobalMirror {
                             refusal.get());
                 } else {
                     store.put(record.key(), record.value());
+                    listener.put(record.key(), record.value());
                 }
             }
         }

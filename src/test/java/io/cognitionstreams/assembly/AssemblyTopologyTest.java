@@ -276,6 +276,30 @@ class AssemblyTopologyTest {
                 ? Integer.MAX_VALUE : context.indexOf("canary"));
     }
 
+    @Test
+    void aRepeatedMemoryIsRecalledOnceAndATombstoneOrAForeignModelKeepsAnEntryOut() {
+        memoryBlocks.pipeInput("s0", memoryBlock("b1", "VERIFY: the database backup restored in four minutes."));
+        memoryBlocks.pipeInput("s0", memoryBlock("b2", "VERIFY: the database backup restored in four minutes."));
+        memoryBlocks.pipeInput("s0", memoryBlock("b3", "VERIFY: the nightly database backup took an hour."));
+        List<MemoryEntry> written = memories.readValuesToList();
+        TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
+        written.forEach(entry -> memoryTopic.pipeInput(entry.getBlockId(), entry));
+        // Another model's vectors are not comparable with our prompts': refused, whatever they contain.
+        memoryTopic.pipeInput("b4", MemoryEntry.newBuilder(written.get(0)).setBlockId("b4")
+                .setText("VERIFY: restoring the database backup took four days.").setEmbeddingModel("other").build());
+
+        requests.pipeInput("s2", Records.request("s2", "How long does restoring the database backup take?").build());
+        String context = packets.readValue().getHeader().getContext();
+        assertThat(context).contains("restored in four minutes", "took an hour").doesNotContain("four days");
+        assertThat(context.split("restored in four minutes", -1)).hasSize(2);
+
+        memoryTopic.pipeInput("b3", null);
+        requests.pipeInput("s2", Records.request("s2", "How long does restoring the database backup take?")
+                .setRequestId("r2").build());
+        assertThat(packets.readValue().getHeader().getContext()).contains("restored in four minutes")
+                .doesNotContain("took an hour");
+    }
+
     private static RoutedBlock memoryBlock(String id, String text) {
         return RoutedBlock.newBuilder().setBlockId(id).setOutputId("o").setPacketId("p").setRequestId("r")
                 .setSessionId("s0").setMarker(Marker.VERIFY).setSequence(0).setBlockCount(1)
