@@ -50,6 +50,8 @@ final class Ledger implements AutoCloseable {
     private final Map<String, Integer> blockRecords = new HashMap<>();
     private final Set<String> blockIds = new HashSet<>();
     private final Map<String, Integer> distinctBlocks = new HashMap<>();
+    private final Map<String, CognitionPacket> kept = new HashMap<>();
+    private Set<String> keep = Set.of();
     private final Map<String, Integer> letterCounts = new HashMap<>();
     private final Map<String, DeadLetter> firstLetters = new HashMap<>();
 
@@ -111,6 +113,9 @@ final class Ledger implements AutoCloseable {
             if (ours(packet.getRequestId())) {
                 packets.merge(packet.getRequestId(), 1, Integer::sum);
                 packetOfRequest.put(packet.getRequestId(), packet.getSessionId() + "|" + packet.getMeta().getPacketId());
+                if (keep.contains(packet.getRequestId())) {
+                    kept.put(packet.getRequestId(), packet);
+                }
             }
         } else if (topic.equals(Topics.LLM_OUTPUTS)) {
             LlmOutput output = topics.llmOutputs.valueSerde().deserializer().deserialize(topic, record.value());
@@ -142,6 +147,16 @@ final class Ledger implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Keeps the packets of these requests as they are read, for a test that looks inside them. */
+    void keepPackets(Set<String> requestIds) {
+        keep = Set.copyOf(requestIds);
+    }
+
+    /** The packets kept so far (the last one read per request). */
+    Map<String, CognitionPacket> keptPackets() {
+        return Map.copyOf(kept);
     }
 
     /** Packets written for a request of this run. */

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -28,7 +27,6 @@ import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
-import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
 
@@ -55,15 +53,17 @@ class ScaleOutIT {
         CognitionRuntime first = CognitionRuntime.start(Settings.local(bootstrap, run, dir.resolve("a")));
         try (CognitionRuntime second = CognitionRuntime.start(Settings.local(bootstrap, run, dir.resolve("b")));
              Ledger ledger = new Ledger(bootstrap, topics, run)) {
+            ledger.keepPackets(Traffic.prompts(Workload.NO_MEMORY, run, secondTurns).keySet());
             first.awaitRunning(TIMEOUT);
             second.awaitRunning(TIMEOUT);
             Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run, firstTurns, 100).await();
             ledger.awaitComplete(Traffic.prompts(Workload.NO_MEMORY, run, firstTurns), TIMEOUT);
 
             Map<String, Set<String>> firstTasks = first.activeTasks();
-            Map<String, Set<String>> allTasks = union(firstTasks, second.activeTasks());
+            Map<String, Set<String>> secondTasks = second.activeTasks();
+            Map<String, Set<String>> allTasks = union(firstTasks, secondTasks);
             assertThat(firstTasks.get(AssemblyTopology.NAME)).as("the first instance's share").isNotEmpty();
-            assertThat(second.activeTasks().get(AssemblyTopology.NAME)).as("the second's share").isNotEmpty();
+            assertThat(secondTasks.get(AssemblyTopology.NAME)).as("the second's share").isNotEmpty();
 
             first.close();
             awaitTasks(second, allTasks);
@@ -78,7 +78,7 @@ class ScaleOutIT {
 
             String sessionTasks = sessionSubtopology(topics) + "_";
             Set<String> moved = new TreeSet<>();
-            for (CognitionPacket packet : secondTurnPackets(bootstrap, topics, run)) {
+            for (CognitionPacket packet : ledger.keptPackets().values()) {
                 String firstPrompt = Workload.NO_MEMORY.request(run, firstTurnOf(packet), java.time.Instant.EPOCH)
                         .getUserPrompt();
                 assertThat(packet.getPayload().getHistory()).extracting(ChatMessage::getContent)
@@ -88,6 +88,9 @@ class ScaleOutIT {
                 }
             }
             assertThat(moved).as("sessions whose state moved to the survivor").isNotEmpty();
+            System.out.printf("scale-out %s: tasks of the first instance %s, of the second %s; after the stop the "
+                    + "second held them all, and %d of %d sessions kept their history across the move%n", run,
+                    firstTasks, secondTasks, moved.size(), SESSIONS);
         } finally {
             first.close();
         }
@@ -118,11 +121,6 @@ class ScaleOutIT {
         return Utils.toPositive(Utils.murmur2(session.getBytes(StandardCharsets.UTF_8))) % PARTITIONS;
     }
 
-    private static List<CognitionPacket> secondTurnPackets(String bootstrap, Topics topics, String run) {
-        Set<String> wanted = Traffic.prompts(Workload.NO_MEMORY, run, turn(1)).keySet();
-        return Kafka.readUntil(bootstrap, topics.packets, packet -> wanted.contains(packet.getRequestId()),
-                seen -> seen.size() >= SESSIONS, TIMEOUT);
-    }
 
     private static Map<String, Set<String>> union(Map<String, Set<String>> a, Map<String, Set<String>> b) {
         Map<String, Set<String>> union = new HashMap<>();

@@ -85,7 +85,15 @@ final class SoakRun {
     private SoakRun() {
     }
 
-    static Report run(String bootstrap, Path workDir, Options options, PrintStream log) throws Exception {
+    /** On a broker of its own: the soak's bad records must not reach other tests reading the same topics. */
+    static Report run(Path workDir, Options options, PrintStream log) throws Exception {
+        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(new BrokerSettings(workDir.resolve("kafka"), 0,
+                0, Duration.ofSeconds(60)))) {
+            return run(broker.bootstrapServers(), workDir, options, log);
+        }
+    }
+
+    private static Report run(String bootstrap, Path workDir, Options options, PrintStream log) throws Exception {
         long started = System.nanoTime();
         String run = "soak-" + UUID.randomUUID().toString().substring(0, 8);
         Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
@@ -250,12 +258,7 @@ final class SoakRun {
         Options options = new Options(CrashRun.intArg(args, "--malformed", 10_000),
                 CrashRun.intArg(args, "--valid", 10_000), CrashRun.intArg(args, "--rate", 500),
                 Long.parseLong(CrashRun.arg(args, "--seed", String.valueOf(System.currentTimeMillis()))));
-        Path workDir = Files.createTempDirectory("cognition-soak");
-        Report report;
-        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(new BrokerSettings(workDir.resolve("kafka"), 0,
-                0, Duration.ofSeconds(60)))) {
-            report = run(broker.bootstrapServers(), workDir, options, System.out);
-        }
+        Report report = run(Files.createTempDirectory("cognition-soak"), options, System.out);
         System.exit(report.ok() ? 0 : 1);
     }
 }
