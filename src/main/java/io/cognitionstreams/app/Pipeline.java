@@ -103,9 +103,11 @@ public final class Pipeline {
     /** Each capability, by name, in the order records flow through them. */
     public static Map<String, Capability> capabilities(Parts parts) {
         Map<String, Capability> capabilities = new LinkedHashMap<>();
+        // Routing owns llm.outputs. tool.decisions is written by the gatekeeper and read here only, so a bad record
+        // on it is this capability's to dead-letter.
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
                 AssemblyTopology.build(builder, topics, parts.assembler(), EMBEDDER),
-                Set.of(Topics.LLM_OUTPUTS, Topics.TOOL_DECISIONS)));
+                Set.of(Topics.LLM_OUTPUTS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));
         // Assembly dead-letters bad skill records; the gatekeeper reads the same topic and must not add a letter.

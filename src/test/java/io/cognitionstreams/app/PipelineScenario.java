@@ -50,6 +50,9 @@ final class PipelineScenario {
                     "definitely not avro".getBytes(StandardCharsets.UTF_8));
             RecordMetadata empty = Kafka.send(bootstrap, topics.requests, broken,
                     Records.request(broken, " ").setTimestamp(Instant.now()).build());
+            // Only assembly reads tool.decisions, so it owns the letter for a bad record there.
+            RecordMetadata badDecision = Kafka.send(bootstrap, topics.toolDecisions.name(), broken,
+                    "no decision".getBytes(StandardCharsets.UTF_8));
             Kafka.send(bootstrap, topics.requests, triage,
                     Records.request(triage, "Triage this crash bug").setTimestamp(Instant.now()).build());
 
@@ -76,13 +79,17 @@ final class PipelineScenario {
 
             Set<String> letterKeys = Set.of(
                     DeadLetters.key(garbage.topic(), garbage.partition(), garbage.offset()),
-                    DeadLetters.key(empty.topic(), empty.partition(), empty.offset()));
+                    DeadLetters.key(empty.topic(), empty.partition(), empty.offset()),
+                    DeadLetters.key(badDecision.topic(), badDecision.partition(), badDecision.offset()));
             List<DeadLetter> letters = Kafka.readUntil(bootstrap, topics.deadLetters,
                     letter -> letterKeys.contains(DeadLetters.key(letter.getSourceTopic(),
                             letter.getSourcePartition(), letter.getSourceOffset())),
-                    seen -> seen.size() >= 2, TIMEOUT);
+                    seen -> seen.size() >= 3, TIMEOUT);
             assertThat(letters).extracting(DeadLetter::getErrorKind)
-                    .containsExactlyInAnyOrder(ErrorKind.DESERIALIZATION, ErrorKind.VALIDATION);
+                    .containsExactlyInAnyOrder(ErrorKind.DESERIALIZATION, ErrorKind.VALIDATION,
+                            ErrorKind.DESERIALIZATION);
+            assertThat(letters).filteredOn(letter -> letter.getSourceTopic().equals(topics.toolDecisions.name()))
+                    .singleElement().satisfies(letter -> assertThat(letter.getApplicationId()).endsWith("-assembly"));
             assertThat(letters).extracting(DeadLetter::getReason)
                     .anySatisfy(reason -> assertThat(reason).contains("not an Avro single-object encoded"))
                     .anySatisfy(reason -> assertThat(reason).isEqualTo("user_prompt is empty"));
