@@ -51,13 +51,24 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      *                        on average, which is why the default is 25 ms rather than Kafka Streams' 100 ms
      * @param standbyReplicas warm copies of each state store on other instances, so a failover need not restore
      *                        from the changelogs
+     * @param assemblyThreads stream threads of the assembly capability, where the CPU goes (embedding prompts for
+     *                        episodic memory above all; each thread embeds on one core). One by default: a second
+     *                        carries more requests with memory but, as one more transaction per commit interval,
+     *                        lengthens the latency tail without it (docs/benchmarks.md)
      */
-    public record Tuning(Duration commitInterval, int standbyReplicas) {
+    public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads) {
 
         public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
+        public static final int DEFAULT_ASSEMBLY_THREADS = 1;
+
+        public Tuning {
+            if (assemblyThreads < 1) {
+                throw new IllegalArgumentException("assembly threads must be at least 1, was " + assemblyThreads);
+            }
+        }
 
         public static Tuning defaults() {
-            return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0);
+            return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS);
         }
     }
 

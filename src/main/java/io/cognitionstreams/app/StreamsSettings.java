@@ -5,6 +5,7 @@ import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
+import io.cognitionstreams.assembly.AssemblyTopology;
 import io.cognitionstreams.deadletter.DeadLetterHandler;
 import io.cognitionstreams.serde.AvroSerdes;
 
@@ -22,7 +23,9 @@ public final class StreamsSettings {
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir().toString());
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) settings.replicationFactor());
-        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.streamThreads());
+        // Assembly is where the CPU goes (embeddings above all); the other capabilities mostly wait on Kafka.
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, capability.equals(AssemblyTopology.NAME)
+                ? Math.max(settings.streamThreads(), settings.tuning().assemblyThreads()) : settings.streamThreads());
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.tuning().commitInterval().toMillis());
         props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.tuning().standbyReplicas());
         props.putAll(errorHandling());

@@ -18,7 +18,14 @@ final class TuningOptions {
                     + "restore from the changelogs (default: ${DEFAULT-VALUE}).")
     int standbyReplicas;
 
+    @Option(names = "--assembly-threads", defaultValue = "" + Settings.Tuning.DEFAULT_ASSEMBLY_THREADS,
+            paramLabel = "N",
+            description = "Stream threads of the assembly, which embeds prompts for episodic memory on one core per "
+                    + "thread; more carry more requests when memory is in use, up to the partition count "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int assemblyThreads;
+
     Settings.Tuning tuning() {
-        return new Settings.Tuning(commitInterval, standbyReplicas);
+        return new Settings.Tuning(commitInterval, standbyReplicas, assemblyThreads);
     }
 }
