@@ -2,12 +2,14 @@ package io.cognitionstreams.assembly;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 
 /**
  * The episodic memory's vectors, decoded once and kept in one flat array beside the global store, so a search is a
@@ -78,22 +80,12 @@ public final class MemoryIndex {
 
     /** The length of every vector held, or -1 before the first. */
     public int dimension() {
-        lock.readLock().lock();
-        try {
-            return dimension;
-        } finally {
-            lock.readLock().unlock();
-        }
+        return reading(() -> dimension);
     }
 
     /** Distinct texts held. */
     public int size() {
-        lock.readLock().lock();
-        try {
-            return size;
-        } finally {
-            lock.readLock().unlock();
-        }
+        return reading(() -> size);
     }
 
     /**
@@ -134,7 +126,7 @@ public final class MemoryIndex {
         while (!best.isEmpty()) {
             ranked.add(best.poll().text());
         }
-        java.util.Collections.reverse(ranked);
+        Collections.reverse(ranked);
         return ranked;
     }
 
@@ -181,6 +173,15 @@ public final class MemoryIndex {
             s0 += query[i] * vectors[offset + i];
         }
         return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
+    }
+
+    private <T> T reading(Supplier<T> read) {
+        lock.readLock().lock();
+        try {
+            return read.get();
+        } finally {
+            lock.readLock().unlock();
+        }
     }
 
     private void release(String text) {
