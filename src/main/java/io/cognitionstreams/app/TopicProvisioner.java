@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,17 +55,26 @@ public final class TopicProvisioner {
         }
     }
 
-    /** New partitions take a moment to get a leader; writing before that only earns retries and warnings. */
+    /**
+     * New partitions take a moment to get a leader; writing before that only earns retries and warnings. Until the
+     * broker answering has the new topics in its metadata, it does not even know them: that is "not yet" too.
+     */
     private static void awaitLeaders(Admin admin, List<String> names)
             throws ExecutionException, InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
-            Map<String, TopicDescription> described =
-                    admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
-            boolean led = described.values().stream().flatMap(d -> d.partitions().stream())
-                    .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
-            if (led) {
-                return;
+            try {
+                Map<String, TopicDescription> described =
+                        admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
+                boolean led = described.values().stream().flatMap(d -> d.partitions().stream())
+                        .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
+                if (led) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
             }
             Thread.sleep(50);
         }
