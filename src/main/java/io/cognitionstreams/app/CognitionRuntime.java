@@ -15,12 +15,14 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.model.ModelClient;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
 import io.cognitionstreams.serde.AvroSerdes;
+import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -36,14 +38,16 @@ public final class CognitionRuntime implements AutoCloseable {
     private final Map<String, KafkaStreams> streams;
     private final ModelWorker worker;
     private final Thread workerThread;
+    private final TransactionWatch transactionWatch;
 
     private CognitionRuntime(Settings settings, Topics topics, Map<String, KafkaStreams> streams,
-                             ModelWorker worker) {
+                             ModelWorker worker, TransactionWatch transactionWatch) {
         this.settings = settings;
         this.topics = topics;
         this.streams = streams;
         this.worker = worker;
         this.workerThread = new Thread(worker, "model-worker");
+        this.transactionWatch = transactionWatch;
     }
 
     public static CognitionRuntime start(Settings settings) {
@@ -80,7 +84,11 @@ public final class CognitionRuntime implements AutoCloseable {
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + "-model-worker", topics,
                 modelClient(settings.model()), settings.model().attempts(),
                 settings.model().usesReplay() ? 100 : 1);
-        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, worker);
+        // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): say where.
+        TransactionWatch watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),
+                topics.all().stream().map(Topic::name).toList(), settings.tuning().hangingTransactionAfter())
+                .every(Duration.ofMinutes(1));
+        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, worker, watch);
         streams.values().forEach(KafkaStreams::start);
         runtime.workerThread.start();
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
@@ -147,5 +155,6 @@ public final class CognitionRuntime implements AutoCloseable {
         // Close them all at once: each waits for its threads to commit, and they do not depend on each other.
         streams.values().forEach(app -> app.close(Duration.ZERO));
         streams.values().forEach(app -> app.close(Duration.ofSeconds(30)));
+        transactionWatch.close();
     }
 }

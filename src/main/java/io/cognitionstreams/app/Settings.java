@@ -55,20 +55,31 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      *                        episodic memory above all; each thread embeds on one core). One by default: a second
      *                        carries more requests with memory but, as one more transaction per commit interval,
      *                        lengthens the latency tail without it (docs/benchmarks.md)
+     * @param hangingTransactionAfter how long a transaction may stay silent on one of the pipeline's partitions
+     *                        before it is reported as hanging: the brokers' transaction.max.timeout.ms, past which
+     *                        no producer's transaction can legitimately be open
      */
-    public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads) {
+    public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads,
+                         Duration hangingTransactionAfter) {
 
         public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
         public static final int DEFAULT_ASSEMBLY_THREADS = 1;
+        /** Kafka's default transaction.max.timeout.ms. */
+        public static final String DEFAULT_HANGING_TRANSACTION_AFTER = "15m";
 
         public Tuning {
             if (assemblyThreads < 1) {
                 throw new IllegalArgumentException("assembly threads must be at least 1, was " + assemblyThreads);
             }
+            if (hangingTransactionAfter.isNegative() || hangingTransactionAfter.isZero()) {
+                throw new IllegalArgumentException("the hanging-transaction limit must be positive, was "
+                        + hangingTransactionAfter);
+            }
         }
 
         public static Tuning defaults() {
-            return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS);
+            return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS,
+                    Duration.ofMinutes(15));
         }
     }
 

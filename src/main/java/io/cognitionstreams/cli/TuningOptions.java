@@ -25,7 +25,13 @@ final class TuningOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     int assemblyThreads;
 
+    @Option(names = "--hanging-transaction-after", defaultValue = Settings.Tuning.DEFAULT_HANGING_TRANSACTION_AFTER,
+            description = "Report a transaction silent this long on the pipeline's partitions as hanging, with the "
+                    + "command that aborts it; set it to the brokers' transaction.max.timeout.ms "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration hangingTransactionAfter;
+
     Settings.Tuning tuning() {
-        return new Settings.Tuning(commitInterval, standbyReplicas, assemblyThreads);
+        return new Settings.Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter);
     }
 }
