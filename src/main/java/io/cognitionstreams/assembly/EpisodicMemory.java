@@ -12,8 +12,9 @@ import io.cognitionstreams.schema.RoutedBlock;
  * Seed 002's episodic memory (RAG over past experiences): blocks routed to channel.memory are embedded once, when
  * they arrive, and a packet's layer gets the entries most similar to its user prompt.
  *
- * <p>Search is exact, over the {@link MemoryIndex} the global store keeps decoded: about 0.2 ms per ten thousand
- * distinct memories here (docs/benchmarks.md); past some hundred thousand an approximate index would pay off.
+ * <p>Search is exact, over the {@link MemoryIndex} the global store keeps decoded: about 1.5 ms per ten thousand
+ * distinct memories (docs/benchmarks.md), less than embedding the prompt up to some thirty thousand; past that an
+ * approximate index would pay off.
  * Embedding the prompt costs more than the search, so it is only done when there is a memory to search.
  */
 public final class EpisodicMemory implements AssemblyInput.MemorySearch {
