@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeProducersResult;
 import org.apache.kafka.clients.admin.ProducerState;
@@ -99,6 +100,12 @@ public final class TransactionWatch implements AutoCloseable {
         reported.retainAll(found);
         hanging = found;
         return found;
+    }
+
+    /** What Admin#abortTransaction needs to close {@code transaction} on its partition: an operator's decision. */
+    public static AbortTransactionSpec abortSpec(OpenTransaction transaction) {
+        return new AbortTransactionSpec(new TopicPartition(transaction.topic(), transaction.partition()),
+                transaction.producerId(), (short) transaction.producerEpoch(), transaction.coordinatorEpoch());
     }
 
     /** The hanging transactions the last check found. */
