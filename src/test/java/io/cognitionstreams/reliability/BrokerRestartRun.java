@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.streams.KafkaStreams;
 
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
@@ -86,8 +85,8 @@ final class BrokerRestartRun {
             }
             traffic.await();
             List<OpenTransaction> aborted = awaitComplete(ledger, prompts, bootstrap, topics, options, log);
-            boolean running = runtime.states().values().stream().allMatch(s -> s == KafkaStreams.State.RUNNING);
             log.printf("all answered at %.1f s; capabilities %s%n", seconds(started), runtime.states());
+            boolean running = allRunningWithin(runtime, Duration.ofSeconds(60));
             runtime.close();
             ledger.catchUp();
             Report report = new Report(ledger.verify(prompts), running, Duration.ofNanos(System.nanoTime() - started),
@@ -130,6 +129,19 @@ final class BrokerRestartRun {
             }
             ledger.awaitComplete(prompts, TIMEOUT);
             return hanging;
+        }
+    }
+
+    /**
+     * Whether every capability is (back to) RUNNING within the timeout. A rebalance after the broker's return is
+     * normal and brief, so the state is waited for, not sampled: a thread that died would leave it ERROR or stuck.
+     */
+    static boolean allRunningWithin(CognitionRuntime runtime, Duration timeout) throws InterruptedException {
+        try {
+            runtime.awaitRunning(timeout);
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
         }
     }
 

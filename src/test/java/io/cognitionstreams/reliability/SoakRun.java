@@ -30,7 +30,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.streams.KafkaStreams;
 
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
@@ -116,7 +115,7 @@ final class SoakRun {
             sendMixed(producer, samples, run, options, random, expected, validKeys, prompts);
             ledger.awaitComplete(prompts, TIMEOUT);
             awaitLetters(ledger, expected.keySet());
-            boolean running = runtime.states().values().stream().allMatch(s -> s == KafkaStreams.State.RUNNING);
+            boolean running = BrokerRestartRun.allRunningWithin(runtime, Duration.ofSeconds(60));
             runtime.close();
             ledger.catchUp();
 
