@@ -292,7 +292,12 @@ public final class AssemblyTopology {
         @Override
         public void process(Record<String, ToolDecision> record) {
             ToolDecision decision = record.value();
-            if (decision == null || decision.getVerdict() != Verdict.DENIED || decision.getProtocol() == null
+            if (decision == null) {
+                // Assembly is the only reader of tool.decisions, so a tombstone there is its to dead-letter.
+                throw new InvalidRecordException("tool decision is null (a tombstone is not a decision)");
+            }
+            // Approvals, and denials of calls without a session or a protocol, have nothing to re-anchor.
+            if (decision.getVerdict() != Verdict.DENIED || decision.getProtocol() == null
                     || decision.getCall().getSessionId() == null) {
                 return;
             }

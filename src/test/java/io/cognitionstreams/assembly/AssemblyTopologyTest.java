@@ -307,6 +307,18 @@ class AssemblyTopologyTest {
     }
 
     @Test
+    void aTombstoneOnToolDecisionsIsAValidationDeadLetterAndLaterRecordsFlowOn() {
+        decisions.pipeInput("s1", null);
+        requests.pipeInput("s1", Records.request("s1", "go on").build());
+
+        DeadLetter letter = deadLetters.readValue();
+        assertThat(letter.getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
+        assertThat(letter.getSourceTopic()).isEqualTo(topics.toolDecisions.name());
+        assertThat(letter.getReason()).contains("tombstone is not a decision");
+        assertThat(packets.readValue().getPayload().getUserPrompt()).isEqualTo("go on");
+    }
+
+    @Test
     void anUnknownActiveSkillIsAValidationDeadLetter() {
         requests.pipeInput("s1", Records.request("s1", "do it").setActiveSkill("ghost").build());
 
