@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 
 import io.cognitionstreams.embeddings.SentenceEmbedder;
+import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
 
@@ -36,11 +37,11 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
         if (k <= 0 || index.size() == 0) {
             return List.of();
         }
-        return index.nearest(MemoryIndex.unit(embedder.embed(List.of(query)).get(0)), k, MIN_SIMILARITY);
+        return index.nearest(Vectors.unit(embedder.embed(List.of(query)).get(0)), k, MIN_SIMILARITY);
     }
 
     public static MemoryEntry remember(RoutedBlock block, SentenceEmbedder embedder) {
-        float[] vector = MemoryIndex.unit(embedder.embed(List.of(block.getText())).get(0));
+        float[] vector = Vectors.unit(embedder.embed(List.of(block.getText())).get(0));
         List<Float> embedding = new ArrayList<>(vector.length);
         for (float value : vector) {
             embedding.add(value);
@@ -79,6 +80,6 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
             vector[i] = embedding.get(i);
         }
         // Normalized again: an entry written by another producer need not be unit length.
-        index.put(key, entry.getText(), MemoryIndex.unit(vector));
+        index.put(key, entry.getText(), Vectors.unit(vector));
     }
 }

@@ -12,18 +12,20 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
+import io.cognitionstreams.embeddings.Vectors;
+
 class MemoryIndexTest {
 
     private final MemoryIndex index = new MemoryIndex();
 
     @Test
     void returnsTheMostSimilarTextsAboveTheThresholdBestFirst() {
-        index.put("a", "east", MemoryIndex.unit(new float[] {1, 0, 0}));
-        index.put("b", "north-east", MemoryIndex.unit(new float[] {1, 1, 0}));
-        index.put("c", "north", MemoryIndex.unit(new float[] {0, 1, 0}));
-        index.put("d", "west", MemoryIndex.unit(new float[] {-1, 0, 0}));
+        index.put("a", "east", Vectors.unit(new float[] {1, 0, 0}));
+        index.put("b", "north-east", Vectors.unit(new float[] {1, 1, 0}));
+        index.put("c", "north", Vectors.unit(new float[] {0, 1, 0}));
+        index.put("d", "west", Vectors.unit(new float[] {-1, 0, 0}));
 
-        float[] query = MemoryIndex.unit(new float[] {1, 0.2f, 0});
+        float[] query = Vectors.unit(new float[] {1, 0.2f, 0});
         assertThat(index.nearest(query, 2, 0.3)).containsExactly("east", "north-east");
         assertThat(index.nearest(query, 10, 0.3)).containsExactly("east", "north-east");
         assertThat(index.nearest(query, 10, -1)).containsExactly("east", "north-east", "north", "west");
@@ -75,12 +77,6 @@ class MemoryIndexTest {
         assertThat(index.nearest(new float[] {1, 0}, 5, -1)).containsExactly("x");
     }
 
-    @Test
-    void unitScalesToLengthOneAndLeavesZeroAlone() {
-        assertThat(MemoryIndex.unit(new float[] {3, 4})).containsExactly(0.6f, 0.8f);
-        assertThat(MemoryIndex.unit(new float[] {0, 0})).containsExactly(0f, 0f);
-    }
-
     /** Thousands of puts, replacements and removals, checked against a plain map searched by brute force. */
     @Test
     void agreesWithABruteForceSearchAfterAnySequenceOfChanges() {
@@ -95,12 +91,12 @@ class MemoryIndexTest {
             } else {
                 // Few texts, so ids often share one; a text always has the same vector, as with a real model.
                 String text = "t" + random.nextInt(150);
-                float[] vector = vectorOfText.computeIfAbsent(text, t -> MemoryIndex.unit(gaussian(random, 24)));
+                float[] vector = vectorOfText.computeIfAbsent(text, t -> Vectors.unit(gaussian(random, 24)));
                 index.put(id, text, vector);
                 textOfId.put(id, text);
             }
             if (step % 50 == 0) {
-                float[] query = MemoryIndex.unit(gaussian(random, 24));
+                float[] query = Vectors.unit(gaussian(random, 24));
                 assertThat(index.nearest(query, 5, 0.1)).as("step %d", step)
                         .isEqualTo(bruteForce(textOfId, vectorOfText, query, 5, 0.1));
                 assertThat(index.size()).isEqualTo(textOfId.values().stream().distinct().count());

@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.cognitionstreams.assembly.MemoryIndex;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
+import io.cognitionstreams.embeddings.Vectors;
 
 /**
  * The two costs episodic memory adds to a request: embedding its prompt with all-MiniLM-L6-v2 (every prompt new,
@@ -44,11 +45,11 @@ public class EpisodicMemoryBench {
         Random random = new Random(42);
         index = new MemoryIndex();
         for (int i = 0; i < memories; i++) {
-            index.put("b" + i, "memory " + i, MemoryIndex.unit(gaussian(random)));
+            index.put("b" + i, "memory " + i, Vectors.unit(gaussian(random)));
         }
         queries = new float[64][];
         for (int i = 0; i < queries.length; i++) {
-            queries[i] = MemoryIndex.unit(gaussian(random));
+            queries[i] = Vectors.unit(gaussian(random));
         }
         MiniLmEmbedder.shared().load();
         String prose = BenchTexts.englishProse(200_000);

@@ -7,6 +7,7 @@ import java.util.Optional;
 import io.cognitionstreams.assembly.compression.Sentences.Unit;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
+import io.cognitionstreams.embeddings.Vectors;
 
 /**
  * Local, deterministic extractive summarizer: keeps whole sentences, never cuts one.
@@ -127,7 +128,7 @@ public final class ExtractiveSummarizer {
                 centroid[d] += vector[d];
             }
         }
-        normalize(centroid);
+        centroid = Vectors.unit(centroid);
         double[] scores = new double[vectors.length];
         for (int i = 0; i < vectors.length; i++) {
             scores[i] = dot(vectors[i], centroid);
@@ -138,20 +139,9 @@ public final class ExtractiveSummarizer {
     private static float[][] normalized(List<float[]> embeddings) {
         float[][] vectors = new float[embeddings.size()][];
         for (int i = 0; i < vectors.length; i++) {
-            vectors[i] = embeddings.get(i).clone();
-            normalize(vectors[i]);
+            vectors[i] = Vectors.unit(embeddings.get(i));
         }
         return vectors;
-    }
-
-    /** Scales to unit length so a dot product is the cosine; a zero vector stays zero. */
-    private static void normalize(float[] vector) {
-        double norm = Math.sqrt(dot(vector, vector));
-        if (norm > 0) {
-            for (int d = 0; d < vector.length; d++) {
-                vector[d] /= (float) norm;
-            }
-        }
     }
 
     private static double dot(float[] a, float[] b) {
