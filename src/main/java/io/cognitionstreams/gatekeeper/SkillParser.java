@@ -34,13 +34,31 @@ public final class SkillParser {
 
     private static final String SKILL_FILE = "SKILL.md";
     private static final String FENCE = "---";
+    /**
+     * A protocol goes into every packet of its sessions and a skill record must fit its topic: a file past this is
+     * a mistake or an attack, refused before it is read.
+     */
+    public static final int MAX_FILE_BYTES = 256 * 1024;
+    /** Front matter is a few keys; these bounds keep a YAML alias or nesting bomb from costing anything. */
+    private static final int MAX_ALIASES = 20;
+    private static final int MAX_NESTING = 20;
 
     private SkillParser() {
     }
 
     /** Reads {@code file} as UTF-8 and parses it; errors name the file. */
     public static Skill parse(Path file) throws IOException {
+        requireReadable(file);
         return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+    }
+
+    /** Refuses a file over {@link #MAX_FILE_BYTES} before reading it. */
+    public static void requireReadable(Path file) throws IOException {
+        long size = Files.size(file);
+        if (size > MAX_FILE_BYTES) {
+            throw new SkillFormatException(file.toString(), size + " bytes, over the " + MAX_FILE_BYTES
+                    + " a skill's file may have");
+        }
     }
 
     /**
@@ -117,6 +135,9 @@ public final class SkillParser {
     private static Map<?, ?> frontMatter(String yaml, String source) {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
+        options.setMaxAliasesForCollections(MAX_ALIASES);
+        options.setNestingDepthLimit(MAX_NESTING);
+        options.setAllowRecursiveKeys(false);
         Object loaded;
         try {
             loaded = new Yaml(new SafeConstructor(options)).load(yaml);
@@ -138,7 +159,7 @@ public final class SkillParser {
             throw new SkillFormatException(source, "missing name in the front matter");
         }
         if (!(value instanceof String name) || name.isBlank()) {
-            throw new SkillFormatException(source, "name must be a non-empty string, got: " + value);
+            throw new SkillFormatException(source, "name must be a non-empty string, got: " + describe(value));
         }
         for (int i = 0; i < name.length(); i++) {
             if (!ToolNames.isNameChar(name.charAt(i))) {
@@ -155,9 +176,24 @@ public final class SkillParser {
             return "";
         }
         if (!(value instanceof String text)) {
-            throw new SkillFormatException(source, key + " must be a string (quote it), got: " + value);
+            throw new SkillFormatException(source, key + " must be a string (quote it), got: " + describe(value));
         }
         return text.strip();
+    }
+
+    /**
+     * A YAML value for an error message. Never the value's own toString: aliases share one node many times, and
+     * printing it in full is how a few lines of YAML become gigabytes.
+     */
+    private static String describe(Object value) {
+        if (value instanceof List<?> list) {
+            return "a list of " + list.size();
+        }
+        if (value instanceof Map<?, ?> map) {
+            return "a mapping of " + map.size() + " keys";
+        }
+        String text = String.valueOf(value);
+        return text.length() <= 60 ? text : text.substring(0, 60) + "...";
     }
 
     private static List<String> stringList(Map<?, ?> front, String key, String source) {
@@ -166,12 +202,14 @@ public final class SkillParser {
             return List.of();
         }
         if (!(value instanceof List<?> items)) {
-            throw new SkillFormatException(source, key + " must be a list ('- item' lines), got: " + value);
+            throw new SkillFormatException(source, key + " must be a list ('- item' lines), got: "
+                    + describe(value));
         }
         List<String> strings = new ArrayList<>(items.size());
         for (Object item : items) {
             if (!(item instanceof String text) || text.isBlank()) {
-                throw new SkillFormatException(source, key + " entries must be non-empty strings, got: " + item);
+                throw new SkillFormatException(source, key + " entries must be non-empty strings, got: "
+                        + describe(item));
             }
             strings.add(text);
         }

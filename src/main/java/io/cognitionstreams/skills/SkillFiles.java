@@ -27,19 +27,12 @@ public final class SkillFiles {
     public static Map<String, Skill> load(Path root, Instant now) throws IOException {
         Map<String, Skill> records = new LinkedHashMap<>();
         for (io.cognitionstreams.gatekeeper.Skill skill : SkillParser.parseDirectory(root).values()) {
-            Path directory = root.resolve(skill.name()).toAbsolutePath().normalize();
+            // Real paths on both sides: a symbolic link inside the folder must not lead a ref out of it.
+            Path directory = root.resolve(skill.name()).toRealPath();
+            String source = directory.resolve("SKILL.md").toString();
             Map<String, String> refs = new LinkedHashMap<>();
             for (String ref : skill.requiredRefs()) {
-                Path file = directory.resolve(ref).normalize();
-                if (!file.startsWith(directory)) {
-                    throw new SkillFormatException(directory.resolve("SKILL.md").toString(),
-                            "required ref " + ref + " points outside the skill's directory");
-                }
-                if (!Files.isRegularFile(file)) {
-                    throw new SkillFormatException(directory.resolve("SKILL.md").toString(),
-                            "required ref " + ref + " does not exist");
-                }
-                refs.put(ref, Files.readString(file, StandardCharsets.UTF_8));
+                refs.put(ref, Files.readString(refFile(directory, ref, source), StandardCharsets.UTF_8));
             }
             records.put(skill.name(), Skill.newBuilder()
                     .setName(skill.name())
@@ -50,10 +43,27 @@ public final class SkillFiles {
                     .setRequiredRefs(skill.requiredRefs())
                     .setProtocol(skill.protocol())
                     .setRefs(refs)
-                    .setSource(directory.resolve("SKILL.md").toString())
+                    .setSource(source)
                     .setTimestamp(now)
                     .build());
         }
         return records;
+    }
+
+    private static Path refFile(Path directory, String ref, String source) throws IOException {
+        Path file = directory.resolve(ref).normalize();
+        if (!file.startsWith(directory)) {
+            throw new SkillFormatException(source, "required ref " + ref + " points outside the skill's directory");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new SkillFormatException(source, "required ref " + ref + " does not exist");
+        }
+        Path real = file.toRealPath();
+        if (!real.startsWith(directory)) {
+            throw new SkillFormatException(source, "required ref " + ref + " is a symbolic link to " + real
+                    + ", outside the skill's directory");
+        }
+        SkillParser.requireReadable(real);
+        return real;
     }
 }

@@ -131,6 +131,37 @@ class SkillParserTest {
     }
 
     @Test
+    void aYamlAliasBombIsRefusedWithoutBeingExpanded() {
+        StringBuilder bomb = new StringBuilder("---\nname: bomb\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        char previous = 'a';
+        for (char level = 'b'; level <= 'j'; level++) {
+            bomb.append(level).append(": &").append(level).append(" [");
+            for (int i = 0; i < 9; i++) {
+                bomb.append(i == 0 ? "" : ",").append('*').append(previous);
+            }
+            bomb.append("]\n");
+            previous = level;
+        }
+        bomb.append("---\nBe brief.\n");
+        assertParseError(bomb.toString(), "front matter is not valid YAML");
+    }
+
+    @Test
+    void aValueWithSharedAliasesIsDescribedNotPrinted() {
+        // Few enough aliases to load; printing permissions' value whole would copy the long string 4^3 times.
+        String shared = "---\nname: wide\nx: &x [\"" + "w".repeat(1000) + "\"]\n"
+                + "y: &y [*x,*x,*x,*x]\nz: &z [*y,*y,*y,*y]\n"
+                + "permissions: {deep: [*z,*z,*z,*z]}\n---\nBe brief.\n";
+        assertParseError(shared, "permissions must be a list ('- item' lines), got: a mapping of 1 keys");
+    }
+
+    @Test
+    void deepNestingIsRefused() {
+        assertParseError("---\nname: deep\nx: " + "[".repeat(100) + "]".repeat(100) + "\n---\nBe brief.\n",
+                "front matter is not valid YAML");
+    }
+
+    @Test
     void aBlankProtocolIsAnError() {
         assertParseError("---\nname: a\n---\n\n  \n", "no protocol");
         assertParseError("---\nname: a\n---", "no protocol");

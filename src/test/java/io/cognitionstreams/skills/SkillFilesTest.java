@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.gatekeeper.SkillFormatException;
+import io.cognitionstreams.gatekeeper.SkillParser;
 import io.cognitionstreams.schema.Skill;
 
 class SkillFilesTest {
@@ -43,6 +44,41 @@ class SkillFilesTest {
         write(root, "forgetful", "required_refs:\n  - notes.md\n");
         assertThatThrownBy(() -> SkillFiles.load(root, NOW)).isInstanceOf(SkillFormatException.class)
                 .hasMessageContaining("required ref notes.md does not exist");
+    }
+
+    @Test
+    void aRefThatIsASymbolicLinkOutOfTheSkillsDirectoryIsRefused(@TempDir Path root, @TempDir Path elsewhere)
+            throws IOException {
+        Files.writeString(elsewhere.resolve("secrets.md"), "the vault password is hunter2");
+        write(root, "linked", "required_refs:\n  - notes.md\n");
+        Files.createSymbolicLink(root.resolve("linked/notes.md"), elsewhere.resolve("secrets.md"));
+
+        assertThatThrownBy(() -> SkillFiles.load(root, NOW)).isInstanceOf(SkillFormatException.class)
+                .hasMessageContaining("required ref notes.md is a symbolic link to")
+                .hasMessageContaining("outside the skill's directory");
+    }
+
+    @Test
+    void aSymbolicLinkInsideTheSkillsDirectoryIsFollowed(@TempDir Path root) throws IOException {
+        write(root, "tidy", "required_refs:\n  - notes.md\n");
+        Files.writeString(root.resolve("tidy/real-notes.md"), "Keep commits small.");
+        Files.createSymbolicLink(root.resolve("tidy/notes.md"), root.resolve("tidy/real-notes.md"));
+
+        assertThat(SkillFiles.load(root, NOW).get("tidy").getRefs()).containsEntry("notes.md", "Keep commits small.");
+    }
+
+    @Test
+    void aHugeSkillFileOrRefIsRefusedBeforeItIsRead(@TempDir Path root) throws IOException {
+        write(root, "chatty", "required_refs:\n  - big.md\n");
+        Files.writeString(root.resolve("chatty/big.md"), "x".repeat(SkillParser.MAX_FILE_BYTES + 1));
+        assertThatThrownBy(() -> SkillFiles.load(root, NOW)).isInstanceOf(SkillFormatException.class)
+                .hasMessageContaining("big.md: " + (SkillParser.MAX_FILE_BYTES + 1) + " bytes, over the "
+                        + SkillParser.MAX_FILE_BYTES);
+
+        Files.writeString(root.resolve("chatty/SKILL.md"), "---\nname: chatty\n---\n"
+                + "y".repeat(SkillParser.MAX_FILE_BYTES));
+        assertThatThrownBy(() -> SkillFiles.load(root, NOW)).isInstanceOf(SkillFormatException.class)
+                .hasMessageContaining("SKILL.md: ").hasMessageContaining("bytes, over the");
     }
 
     private static void write(Path root, String name, String extraFrontMatter) throws IOException {
