@@ -15,6 +15,7 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.model.ModelClient;
 import io.cognitionstreams.schema.Skill;
@@ -22,6 +23,7 @@ import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
 import io.cognitionstreams.serde.AvroSerdes;
+import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -60,10 +62,14 @@ public final class CognitionRuntime implements AutoCloseable {
      */
     public static CognitionRuntime start(Settings settings, Map<String, Skill> skills) {
         Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-        Topics topics = new Topics(AvroSerdes.forRegistry(settings.schemaRegistryUrl()));
+        Topics topics;
         try (Admin admin = Admin.create(client)) {
-            TopicProvisioner.ensure(admin, topics, settings.partitions(), settings.replicationFactor());
+            Topics named = new Topics(AvroSerdes.forRegistry(settings.schemaRegistryUrl()));
+            TopicProvisioner.ensure(admin, named, settings.partitions(), settings.replicationFactor());
+            topics = new Topics(named.avro(), OutputLimits.read(admin,
+                    named.all().stream().map(Topic::name).toList(), OutputLimits.DEFAULT_MAX_REQUEST_BYTES));
         }
+        requireRoomForLetters(topics.limits());
         if (!skills.isEmpty()) {
             Publisher.publish(client, topics.skills, skills);
         }
@@ -94,6 +100,15 @@ public final class CognitionRuntime implements AutoCloseable {
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
                 topics.avro().describe(), settings.model().endpoint().orElse("replay model"));
         return runtime;
+    }
+
+    /** A letter the dead-letter topic refused would stall its partition: the topic must take the largest one. */
+    private static void requireRoomForLetters(OutputLimits limits) {
+        int room = limits.maxValueBytes(Topics.COGNITION_DLQ);
+        if (room < DeadLetters.MAX_LETTER_BYTES) {
+            throw new IllegalStateException(Topics.COGNITION_DLQ + " takes records of at most " + room + " bytes, "
+                    + "but a dead letter can have " + DeadLetters.MAX_LETTER_BYTES + ": raise its max.message.bytes");
+        }
     }
 
     static ModelClient modelClient(Settings.ModelSettings model) {

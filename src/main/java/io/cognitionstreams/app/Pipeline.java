@@ -21,6 +21,7 @@ import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperTopology;
+import io.cognitionstreams.governance.GovernanceTopology;
 import io.cognitionstreams.model.ModelClient;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
@@ -75,7 +76,8 @@ public final class Pipeline {
                 DestinationMatrix matrix = routing.destinations().map(DestinationMatrix::parse)
                         .orElseGet(DestinationMatrix::defaults);
                 return with(chain.deadline(settings.compression().deadline()).build(),
-                        new OutputRouter(matrix, redactor), settings.gatekeeper(), settings.council());
+                        new OutputRouter(matrix, redactor, routing.limits()), settings.gatekeeper(),
+                        settings.council());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot read the redaction config "
                         + routing.redactionConfig().get(), e);
@@ -110,16 +112,16 @@ public final class Pipeline {
                 Set.of(Topics.LLM_OUTPUTS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));
-        // Assembly dead-letters bad skill records; the gatekeeper reads the same topic and must not add a letter.
         capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
-                GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor()),
-                Set.of(Topics.COGNITION_SKILLS)));
+                GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor()), Set.of()));
         capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
                 CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor()), Set.of()));
         capabilities.put(TimeTravelTopology.NAME, new Capability((builder, topics) ->
                 TimeTravelTopology.build(builder, topics, new StageContracts(parts.assembler().instructions()),
                         AutoFixPolicy.defaults()),
                 Set.of(Topics.COGNITION_REQUESTS, Topics.COGNITION_PACKETS, Topics.LLM_OUTPUTS)));
+        // The skills and identity the other capabilities mirror: their bad records are dead-lettered here.
+        capabilities.put(GovernanceTopology.NAME, new Capability(GovernanceTopology::build, Set.of()));
         return capabilities;
     }
 

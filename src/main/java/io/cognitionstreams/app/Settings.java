@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
+import io.cognitionstreams.routing.RoutingLimits;
 
 /**
  * Everything an operator sets for one app instance. The CLI fills it from flags; tests build it directly.
@@ -86,11 +87,13 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     /**
      * @param destinations    rows replacing the default destination matrix, e.g. {@code PLAN=cli_chat;VERIFY=}
      * @param redactionConfig a redaction config file (docs/redaction.md); empty means the built-in rules
+     * @param limits          how many blocks and records one output may become
      */
-    public record RoutingSettings(Optional<String> destinations, Optional<Path> redactionConfig) {
+    public record RoutingSettings(Optional<String> destinations, Optional<Path> redactionConfig,
+                                  RoutingLimits limits) {
 
         public static RoutingSettings defaults() {
-            return new RoutingSettings(Optional.empty(), Optional.empty());
+            return new RoutingSettings(Optional.empty(), Optional.empty(), RoutingLimits.defaults());
         }
     }
 

@@ -20,6 +20,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
+import io.cognitionstreams.governance.IdentityGovernance;
+import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
@@ -43,7 +45,8 @@ import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.tokens.TokenCounter;
-import io.cognitionstreams.topics.GlobalMirror;
+import io.cognitionstreams.topology.GlobalMirror;
+import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -73,8 +76,7 @@ public final class AssemblyTopology {
         // Memories are searched across sessions, so every instance holds all of them; searched through an index
         // of decoded vectors the store's loader keeps, because decoding each entry per request was the bottleneck.
         MemoryIndex memoryIndex = new MemoryIndex();
-        GlobalMirror.add(builder, topics.memory, MEMORY_STORE,
-                (key, entry) -> EpisodicMemory.refuse(entry, memoryIndex), new GlobalMirror.Listener<>() {
+        GlobalMirror.add(builder, topics.memory, MEMORY_STORE, MemoryEntries::refuse, new GlobalMirror.Listener<>() {
                     @Override
                     public void put(String key, MemoryEntry entry) {
                         EpisodicMemory.index(memoryIndex, key, entry);
@@ -95,7 +97,7 @@ public final class AssemblyTopology {
         // for partition p owns the sessions of partition p on every topic: no repartition is needed.
         BranchedKStream<String, SpecificRecord> out = builder
                 .stream(topics.requests.name(), topics.requests.consumed())
-                .process(() -> new Assemble(assembler, new EpisodicMemory(embedder, memoryIndex), topics.requests),
+                .process(() -> new Assemble(assembler, new EpisodicMemory(embedder, memoryIndex), topics),
                         Named.as("assemble"),
                         SESSION_STORE, HISTORY_STORE)
                 .split(Named.as("assembled-"));
@@ -147,16 +149,18 @@ public final class AssemblyTopology {
         private final PacketAssembler assembler;
         private final EpisodicMemory memory;
         private final Topic<String, CognitionRequest> requests;
+        private final Topic<String, CognitionPacket> packets;
         private ProcessorContext<String, SpecificRecord> context;
         private KeyValueStore<String, SessionState> sessions;
         private HistoryStore history;
         private KeyValueStore<String, Skill> skills;
         private KeyValueStore<String, Identity> identity;
 
-        Assemble(PacketAssembler assembler, EpisodicMemory memory, Topic<String, CognitionRequest> requests) {
+        Assemble(PacketAssembler assembler, EpisodicMemory memory, Topics topics) {
             this.assembler = assembler;
             this.memory = memory;
-            this.requests = requests;
+            this.requests = topics.requests;
+            this.packets = topics.packets;
         }
 
         @Override
@@ -189,6 +193,7 @@ public final class AssemblyTopology {
                 return;
             }
             CognitionPacket packet = CognitionPacket.newBuilder(assembly.packet()).setHistoryUntil(historyUntil).build();
+            requireFits(packet);
             context.forward(record.withValue(packet));
             assembly.events().forEach(event -> context.forward(record.withValue(event)));
             SessionState.Builder next = SessionState.newBuilder(state)
@@ -205,6 +210,19 @@ public final class AssemblyTopology {
                 next.setNextSequence(state.getNextSequence() + 1).setTurns(state.getTurns() + 1);
             }
             sessions.put(session, next.build());
+        }
+
+        /**
+         * A large MTU can make a packet bigger than cognition.packets takes. Refused before anything is written or
+         * remembered, so the request is dead-lettered whole; serializing twice costs far less than the assembly.
+         */
+        private void requireFits(CognitionPacket packet) {
+            try {
+                packets.valueSerde().serializer().serialize(packets.name(), packet);
+            } catch (OutputGuard.RefusedOutputException e) {
+                throw new InvalidRecordException("the packet cannot be written: " + e.getMessage()
+                        + "; lower the request's mtu, or raise the topic's max.message.bytes");
+            }
         }
 
         private Optional<Skill> activeSkill(CognitionRequest request) {

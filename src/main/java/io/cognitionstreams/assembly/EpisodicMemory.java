@@ -2,10 +2,10 @@ package io.cognitionstreams.assembly;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.embeddings.Vectors;
+import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
 
@@ -22,7 +22,7 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
 
     /** Below this cosine similarity an entry is noise, not a related experience. */
     public static final double MIN_SIMILARITY = 0.3;
-    public static final String MODEL = "all-MiniLM-L6-v2-q";
+    public static final String MODEL = MemoryEntries.MODEL;
 
     private final SentenceEmbedder embedder;
     private final MemoryIndex index;
@@ -55,21 +55,6 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
                 .setEmbedding(embedding)
                 .setTimestamp(block.getTimestamp())
                 .build();
-    }
-
-    /** Why an entry cannot join the index: only vectors of our model are comparable with our prompts. */
-    public static Optional<String> refuse(MemoryEntry entry, MemoryIndex index) {
-        if (!MODEL.equals(entry.getEmbeddingModel())) {
-            return Optional.of("embedded with " + entry.getEmbeddingModel() + ", prompts are embedded with " + MODEL);
-        }
-        int dimension = entry.getEmbedding().size();
-        if (dimension == 0) {
-            return Optional.of("no embedding");
-        }
-        if (index.dimension() >= 0 && dimension != index.dimension()) {
-            return Optional.of(dimension + " dimensions, the memory holds vectors of " + index.dimension());
-        }
-        return Optional.empty();
     }
 
     /** Adds a stored entry to the index, as the global store receives it. */

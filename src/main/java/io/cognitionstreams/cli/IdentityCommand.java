@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import io.cognitionstreams.app.Publisher;
-import io.cognitionstreams.assembly.IdentityGovernance;
+import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.topics.Topics;
 import picocli.CommandLine.Command;

@@ -22,6 +22,7 @@ import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.gatekeeper.CognitiveLoad;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
+import io.cognitionstreams.routing.RoutingLimits;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -110,6 +111,17 @@ final class RunCommand implements Callable<Integer> {
             description = "Rows replacing seed 003's destination matrix, e.g. \"PLAN=cli_chat;THOUGHT_SEED=memory\".")
     String destinations;
 
+    @Option(names = "--max-blocks-per-output", paramLabel = "N", defaultValue = "" + RoutingLimits.DEFAULT_MAX_BLOCKS,
+            description = "Blocks one model output may have; a longer one is dead-lettered whole "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int maxBlocksPerOutput;
+
+    @Option(names = "--max-records-per-output", paramLabel = "N",
+            defaultValue = "" + RoutingLimits.DEFAULT_MAX_RECORDS,
+            description = "Records one model output may become (a block on each of its channels, its calls and "
+                    + "events); more is dead-lettered whole (default: ${DEFAULT-VALUE}).")
+    int maxRecordsPerOutput;
+
     @Option(names = "--redaction-config", paramLabel = "FILE",
             description = "Content-policy rules and profanity list (format in docs/redaction.md).")
     Path redactionConfig;
@@ -155,6 +167,11 @@ final class RunCommand implements Callable<Integer> {
                     + "turns that off, for replays (default: ${DEFAULT-VALUE}).")
     Duration councilTick;
 
+    @Option(names = "--council-max-clock-skew", defaultValue = "30s",
+            description = "A council message stamped further ahead of this machine's clock is dead-lettered: it "
+                    + "would move the council's clock past every other role's heartbeat (default: ${DEFAULT-VALUE}).")
+    Duration councilMaxClockSkew;
+
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
     boolean demo;
@@ -172,8 +189,9 @@ final class RunCommand implements Callable<Integer> {
         // Checked before a broker starts, so a bad flag leaves nothing running.
         GatekeeperSettings gatekeeper = new GatekeeperSettings(Optional.ofNullable(rootCaller),
                 cognitiveLoadThreshold);
+        RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
-                councilHeartbeatTimeout, councilProposalTtl, councilTick);
+                councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew);
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.bootstrapServers;
         if (bootstrap == null) {
@@ -191,7 +209,8 @@ final class RunCommand implements Callable<Integer> {
                 modelTimeout, 3),
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
                         compressionDeadline),
-                new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig)),
+                new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
+                        routingLimits),
                 gatekeeper, council, tuning.tuning());
         CognitionRuntime started = null;
         try {

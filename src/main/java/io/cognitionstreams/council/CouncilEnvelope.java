@@ -1,5 +1,7 @@
 package io.cognitionstreams.council;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
@@ -22,11 +24,18 @@ public final class CouncilEnvelope {
     private static final Set<CouncilMessageType> ROUTER_TYPES =
             Set.of(CouncilMessageType.ESCALATION, CouncilMessageType.INFO);
 
+    /** A council message is a note, a vote or a plan to vote on; what it leads to quotes it. */
+    public static final int MAX_CONTENT_CHARS = 64 * 1024;
+
     private CouncilEnvelope() {
     }
 
-    /** @param key the record key, which must be the message's council_id (the topic is keyed by council) */
-    public static CouncilMessage requireValid(String key, CouncilMessage message, CouncilSettings settings) {
+    /**
+     * @param key the record key, which must be the message's council_id (the topic is keyed by council)
+     * @param now the wall clock, which the message's timestamp may not lead by more than the settings allow
+     */
+    public static CouncilMessage requireValid(String key, CouncilMessage message, CouncilSettings settings,
+                                              Instant now) {
         if (message == null) {
             throw new InvalidRecordException("council message is null (tombstones are not messages)");
         }
@@ -44,6 +53,13 @@ public final class CouncilEnvelope {
         if (message.getTimestamp() == null || message.getTimestamp().toEpochMilli() <= 0) {
             throw new InvalidRecordException("timestamp " + message.getTimestamp() + " is not after the epoch");
         }
+        Duration ahead = Duration.between(now, message.getTimestamp());
+        if (ahead.compareTo(settings.maxClockSkew()) > 0) {
+            throw new InvalidRecordException("timestamp " + message.getTimestamp() + " is " + ahead + " ahead of "
+                    + "the clock (" + now + "), more than the " + settings.maxClockSkew() + " allowed: the sender's "
+                    + "clock is wrong, and the council's clock, which never goes back, would time out every other "
+                    + "role");
+        }
         requireText("role", message.getRole());
         requireSender(message, settings);
         Double confidence = message.getConfidence();
@@ -52,6 +68,10 @@ public final class CouncilEnvelope {
         }
         if (message.getRiskLevel() == null || message.getRiskLevel() == RiskLevel.UNKNOWN) {
             throw new InvalidRecordException("risk_level is not low, med or high");
+        }
+        if (message.getContent().length() > MAX_CONTENT_CHARS) {
+            throw new InvalidRecordException("content has " + message.getContent().length()
+                    + " characters, over the limit of " + MAX_CONTENT_CHARS);
         }
         requireTypeFields(message);
         return message;

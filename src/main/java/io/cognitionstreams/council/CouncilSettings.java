@@ -16,9 +16,14 @@ import java.util.regex.Pattern;
  *                         waits for a proposal it arrived before
  * @param tick             how often the wall clock is checked for deadlines no record has reached; zero turns the
  *                         wall-clock check off (replays)
+ * @param maxClockSkew     how far ahead of the wall clock a message's timestamp may be. The council runs on its
+ *                         messages' time and its clock never goes back, so one message from a fast clock would
+ *                         time out every other role (docs/council.md, "Time"): such a message is dead-lettered.
+ *                         30 s by default: a clock that far ahead moves the council's no further than one
+ *                         heartbeat interval, which the 90 s timeout absorbs
  */
 public record CouncilSettings(List<String> roles, String prime, int quorum, Duration heartbeatTimeout,
-                              Duration proposalTtl, Duration tick) {
+                              Duration proposalTtl, Duration tick, Duration maxClockSkew) {
 
     /** Seed 003 section 8.3: any 2 distinct roles. Fewer active roles cannot decide anything. */
     public static final int MIN_QUORUM = 2;
@@ -57,16 +62,26 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
         if (tick.isNegative()) {
             throw new IllegalArgumentException("tick " + tick + " is negative");
         }
+        requirePositive("maximum clock skew", maxClockSkew);
     }
 
-    /** Prime, Lite and CodeMind; 90 s heartbeat timeout, proposals open 5 minutes, wall clock checked every 5 s. */
+    public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(30);
+
+    /**
+     * Prime, Lite and CodeMind; 90 s heartbeat timeout, proposals open 5 minutes, wall clock checked every 5 s,
+     * messages at most 30 s ahead.
+     */
     public static CouncilSettings defaults() {
         return new CouncilSettings(List.of("prime", "lite", "codemind"), "prime", MIN_QUORUM, Duration.ofSeconds(90),
-                Duration.ofMinutes(5), Duration.ofSeconds(5));
+                Duration.ofMinutes(5), Duration.ofSeconds(5), DEFAULT_MAX_CLOCK_SKEW);
     }
 
     public CouncilSettings withTimes(Duration heartbeatTimeout, Duration proposalTtl, Duration tick) {
-        return new CouncilSettings(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick);
+        return new CouncilSettings(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick, maxClockSkew);
+    }
+
+    public CouncilSettings withMaxClockSkew(Duration skew) {
+        return new CouncilSettings(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick, skew);
     }
 
     private static void requirePositive(String name, Duration value) {

@@ -31,6 +31,7 @@ import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.routing.redaction.Redaction;
 import io.cognitionstreams.routing.redaction.Redactor;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -72,7 +73,7 @@ public final class CouncilTopology {
         // Keyed by council id, so one task owns each council: its votes meet its proposals without a repartition.
         BranchedKStream<String, SpecificRecord> out = builder
                 .stream(topics.councilMessages.name(), topics.councilMessages.consumed())
-                .process(() -> new Deliberate(settings), Named.as("deliberate"), CLOCK_STORE, ROLES_STORE,
+                .process(() -> new Deliberate(settings, topics.limits()), Named.as("deliberate"), CLOCK_STORE, ROLES_STORE,
                         PROPOSALS_STORE, PENDING_VOTES_STORE, DECIDED_STORE)
                 .split(Named.as("council-"));
         branch(out, RoleStatus.class, topics.councilRoles, "role");
@@ -104,14 +105,20 @@ public final class CouncilTopology {
 
     /** Validates each message, lets the council handle it, and checks the wall clock for deadlines in between. */
     private static final class Deliberate implements Processor<String, CouncilMessage, String, SpecificRecord> {
+        /** Where a message's timestamp goes: the council stamps what a message leads to with the message's time. */
+        private static final List<String> OUTPUTS = List.of(Topics.COUNCIL_ROLES, Topics.COUNCIL_DECISIONS,
+                Topics.COUNCIL_MESSAGES, Topics.channelTopic(Channel.COUNCIL_CHAT));
+
         private final CouncilSettings settings;
+        private final OutputLimits limits;
         private final Council council;
         private ProcessorContext<String, SpecificRecord> context;
         private StoreMemory memory;
         private KeyValueStore<String, Long> clocks;
 
-        Deliberate(CouncilSettings settings) {
+        Deliberate(CouncilSettings settings, OutputLimits limits) {
             this.settings = settings;
+            this.limits = limits;
             this.council = new Council(settings);
         }
 
@@ -129,7 +136,14 @@ public final class CouncilTopology {
 
         @Override
         public void process(Record<String, CouncilMessage> record) {
-            CouncilMessage message = CouncilEnvelope.requireValid(record.key(), record.value(), settings);
+            long now = context.currentSystemTimeMs();
+            CouncilMessage message = CouncilEnvelope.requireValid(record.key(), record.value(), settings,
+                    Instant.ofEpochMilli(now));
+            for (String topic : OUTPUTS) {
+                limits.refuseTimestamp(topic, message.getTimestamp().toEpochMilli(), now).ifPresent(reason -> {
+                    throw new InvalidRecordException("the brokers would refuse what this message leads to: " + reason);
+                });
+            }
             Council.Result result = council.handle(memory, message);
             result.outputs().forEach(this::forward);
             // Dead-lettered by DeadLetterHandler, in the same transaction as the outputs above.

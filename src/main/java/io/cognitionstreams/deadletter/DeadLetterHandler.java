@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.serde.AvroSerdes;
+import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -28,10 +29,16 @@ import io.cognitionstreams.topics.Topics;
  * (KIP-1034) writes the returned letters in the task's own transaction, so under exactly-once a record is either
  * answered or dead-lettered, never both and never neither.
  *
- * <p>Serialization failures on the way out are dead-lettered too; any other production error (broker down,
- * authorization) fails the task instead, because resuming there would silently drop a valid record. For the same
- * reason a schema registry that cannot be reached fails the task (its thread is replaced and retries from the
- * last commit) instead of dead-lettering records that are fine.
+ * <p>Serialization failures on the way out are dead-lettered too, and so are records the serializers refuse because
+ * the broker would ({@link OutputGuard}). A record the broker refuses all the same (a limit changed since start)
+ * fails the task once: under exactly-once its transaction can only abort, so the handler remembers the record,
+ * and the guard refuses it when the replacement thread produces it again, which dead-letters its input. Any other
+ * production error (broker down, authorization) fails the task, because resuming there would silently drop a
+ * valid record. For the same reason a schema registry that cannot be reached fails the task (its thread is
+ * replaced and retries from the last commit) instead of dead-lettering records that are fine.
+ *
+ * <p>On the global thread nothing can be sent: there the handler only lets the record pass, and the topic's owner
+ * dead-letters it ({@link io.cognitionstreams.topology.GlobalMirror}).
  */
 public class DeadLetterHandler
         implements DeserializationExceptionHandler, ProcessingExceptionHandler, ProductionExceptionHandler {
@@ -67,7 +74,7 @@ public class DeadLetterHandler
         if (AvroSerdes.isRegistryOutage(exception)) {
             return DeserializationExceptionHandler.Response.fail();
         }
-        if (secondaryInputs.contains(context.topic())) {
+        if (secondaryInputs.contains(context.topic()) || isGlobal(context)) {
             return DeserializationExceptionHandler.Response.resume();
         }
         return DeserializationExceptionHandler.Response.resume(letter(ErrorKind.DESERIALIZATION, context, exception,
@@ -77,8 +84,8 @@ public class DeadLetterHandler
     @Override
     public ProcessingExceptionHandler.Response handleError(ErrorHandlerContext context, Record<?, ?> record,
                                                            Exception exception) {
-        ErrorKind kind = exception instanceof InvalidRecordException ? ErrorKind.VALIDATION : ErrorKind.PROCESSING;
-        if (kind == ErrorKind.VALIDATION && secondaryInputs.contains(context.topic())) {
+        ErrorKind kind = kindOf(exception);
+        if ((kind == ErrorKind.VALIDATION && secondaryInputs.contains(context.topic())) || isGlobal(context)) {
             return ProcessingExceptionHandler.Response.resume();
         }
         return ProcessingExceptionHandler.Response.resume(letter(kind, context, exception,
@@ -92,7 +99,7 @@ public class DeadLetterHandler
         if (AvroSerdes.isRegistryOutage(exception)) {
             return ProductionExceptionHandler.Response.fail();
         }
-        return ProductionExceptionHandler.Response.resume(letter(ErrorKind.PROCESSING, context, exception,
+        return ProductionExceptionHandler.Response.resume(letter(kindOf(exception), context, exception,
                 context.sourceRawKey(), context.sourceRawValue()));
     }
 
@@ -100,7 +107,28 @@ public class DeadLetterHandler
     public ProductionExceptionHandler.Response handleError(ErrorHandlerContext context,
                                                            ProducerRecord<byte[], byte[]> record,
                                                            Exception exception) {
+        if (OutputGuard.isRefusalOfTheRecord(exception)) {
+            String reason = DeadLetters.reason(exception);
+            OutputGuard.remember(record.topic(), record.value(), reason);
+            LOG.error("the broker refused a record for {} ({}): the transaction aborts and the task restarts, and "
+                    + "the input that produced the record is dead-lettered when it is read again", record.topic(),
+                    reason);
+        }
         return ProductionExceptionHandler.Response.fail();
+    }
+
+    /**
+     * A broken rule, or an output too big or too odd for its topic (which the input it came from made so), is the
+     * record's fault; anything else is the code's.
+     */
+    private static ErrorKind kindOf(Exception exception) {
+        return exception instanceof InvalidRecordException || exception instanceof OutputGuard.RefusedOutputException
+                ? ErrorKind.VALIDATION : ErrorKind.PROCESSING;
+    }
+
+    /** The global thread's task id is -1_-1; it has no record collector to send a letter with. */
+    private static boolean isGlobal(ErrorHandlerContext context) {
+        return context.taskId() == null || context.taskId().subtopology() < 0;
     }
 
     private List<ProducerRecord<byte[], byte[]>> letter(ErrorKind kind, ErrorHandlerContext context,

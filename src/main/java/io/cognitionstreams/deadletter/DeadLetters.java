@@ -10,8 +10,17 @@ import io.cognitionstreams.schema.ErrorKind;
 /** Builds dead letters: the reason a record was refused, where it came from, and its bytes as received. */
 public final class DeadLetters {
 
-    /** Larger values are cut so one huge record cannot make the dead-letter topic refuse the letter itself. */
+    /**
+     * Larger values are cut so one huge record cannot make the dead-letter topic refuse the letter itself: a letter
+     * the broker refused would abort its transaction, and the record would be read and refused forever.
+     */
     public static final int MAX_KEPT_BYTES = 512 * 1024;
+    /** Keys are ids; a longer one is cut like a value. */
+    public static final int MAX_KEPT_KEY_BYTES = 16 * 1024;
+    /** A reason quotes what it refused; longer reasons are cut. */
+    public static final int MAX_REASON_CHARS = 8 * 1024;
+    /** The most a letter can take with all of the above: the dead-letter topic must accept records this large. */
+    public static final int MAX_LETTER_BYTES = MAX_KEPT_BYTES + MAX_KEPT_KEY_BYTES + 4 * MAX_REASON_CHARS + 4096;
 
     private DeadLetters() {
     }
@@ -24,7 +33,7 @@ public final class DeadLetters {
     public static DeadLetter of(ErrorKind kind, Throwable error, Origin origin, byte[] key, byte[] value,
                                 Instant now) {
         return DeadLetter.newBuilder()
-                .setReason(reason(error))
+                .setReason(cut(reason(error)))
                 .setErrorKind(kind)
                 .setErrorClass(error.getClass().getName())
                 .setSourceTopic(origin.topic())
@@ -32,8 +41,8 @@ public final class DeadLetters {
                 .setSourceOffset(origin.offset())
                 .setProcessor(origin.processor())
                 .setApplicationId(origin.applicationId())
-                .setKey(key == null ? null : ByteBuffer.wrap(cut(key)))
-                .setValue(value == null ? null : ByteBuffer.wrap(cut(value)))
+                .setKey(key == null ? null : ByteBuffer.wrap(cut(key, MAX_KEPT_KEY_BYTES)))
+                .setValue(value == null ? null : ByteBuffer.wrap(cut(value, MAX_KEPT_BYTES)))
                 .setValueSize(value == null ? 0 : value.length)
                 .setTimestamp(now)
                 .build();
@@ -57,8 +66,19 @@ public final class DeadLetters {
         return reason.length() == 0 ? error.getClass().getSimpleName() : reason.toString();
     }
 
-    private static byte[] cut(byte[] bytes) {
-        return bytes.length <= MAX_KEPT_BYTES ? bytes : Arrays.copyOf(bytes, MAX_KEPT_BYTES);
+    private static byte[] cut(byte[] bytes, int max) {
+        return bytes.length <= max ? bytes : Arrays.copyOf(bytes, max);
+    }
+
+    private static String cut(String reason) {
+        if (reason.length() <= MAX_REASON_CHARS) {
+            return reason;
+        }
+        int end = MAX_REASON_CHARS;
+        if (Character.isHighSurrogate(reason.charAt(end - 1))) {
+            end--;
+        }
+        return reason.substring(0, end) + "... (" + (reason.length() - end) + " more characters)";
     }
 
     /** Where a refused record was read and which part of the app refused it. */

@@ -42,6 +42,7 @@ import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
@@ -66,6 +67,8 @@ public final class GatekeeperTopology {
     public static final String NAME = "gatekeeper";
     public static final String ACTIVE_SKILLS_STORE = "active-skills";
     public static final String SKILLS_STORE = "skills";
+    /** Bigger arguments are refused: a decision carries the call and the skill's protocol in one record. */
+    public static final int MAX_ARGUMENT_BYTES = 256 * 1024;
     /** Denials kept per session for `cognition gatekeeper`; older ones only count. */
     public static final int RECENT_DENIALS = 20;
 
@@ -168,6 +171,11 @@ public final class GatekeeperTopology {
             if (call.getCallId().isBlank()) {
                 throw new InvalidRecordException("tool call has an empty call_id: its decision could not be matched "
                         + "to it");
+            }
+            long argumentBytes = Utf8.length(call.getArguments());
+            if (argumentBytes > MAX_ARGUMENT_BYTES) {
+                throw new InvalidRecordException("tool call arguments have " + argumentBytes + " bytes, over the "
+                        + "limit of " + MAX_ARGUMENT_BYTES + ": a decision carries them with the skill's protocol");
             }
             // A call without a session is denied below, and has no session state to keep.
             String session = call.getSessionId() == null || call.getSessionId().isBlank() ? null

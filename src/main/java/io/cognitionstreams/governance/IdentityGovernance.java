@@ -1,4 +1,4 @@
-package io.cognitionstreams.assembly;
+package io.cognitionstreams.governance;
 
 import java.util.List;
 import java.util.Locale;

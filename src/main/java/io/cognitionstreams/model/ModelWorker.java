@@ -34,6 +34,7 @@ import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -127,7 +128,14 @@ public final class ModelWorker implements Runnable, AutoCloseable {
         try {
             Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
             for (ConsumerRecord<byte[], byte[]> record : records) {
-                producer.send(answer(record));
+                ProducerRecord<byte[], byte[]> answer = answer(record);
+                // A record the broker refuses aborts the transaction; remembered, it is refused before it is sent
+                // when the packet is read again, and the packet is dead-lettered instead of read forever.
+                producer.send(answer, (metadata, error) -> {
+                    if (error != null && OutputGuard.isRefusalOfTheRecord(error)) {
+                        OutputGuard.remember(answer.topic(), answer.value(), DeadLetters.reason(error));
+                    }
+                });
                 offsets.put(new TopicPartition(record.topic(), record.partition()),
                         new OffsetAndMetadata(record.offset() + 1));
             }
@@ -176,6 +184,10 @@ public final class ModelWorker implements Runnable, AutoCloseable {
         } catch (ModelClient.ModelException e) {
             LOG.warn("model failed for packet {} of session {}: {}", packet.getMeta().getPacketId(), key,
                     e.getMessage());
+            return deadLetter(record, ErrorKind.PROCESSING, e);
+        } catch (OutputGuard.RefusedOutputException e) {
+            LOG.warn("the answer to packet {} of session {} cannot be written: {}", packet.getMeta().getPacketId(),
+                    key, e.getMessage());
             return deadLetter(record, ErrorKind.PROCESSING, e);
         }
     }

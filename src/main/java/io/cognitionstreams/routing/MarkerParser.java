@@ -18,7 +18,8 @@ import io.cognitionstreams.schema.Marker;
  *   <li>Text before the first marker is a PREAMBLE block; an output with no marker at all is one UNMARKED block.</li>
  *   <li>Other LABEL: lines (NOTE:, Plan:) are plain text of the current block.</li>
  *   <li>CRLF and CR line ends become LF. Block text is trimmed of surrounding blank space.</li>
- *   <li>A block with no text is dropped, except INTERRUPT: an empty interrupt still stops the stream.</li>
+ *   <li>A block with no text is dropped, except INTERRUPT: an empty interrupt still stops the stream. Empty
+ *       interrupts in a row are one: repeating the word adds nothing, and must not multiply what is routed.</li>
  * </ul>
  * Linear in the output's length; no regular expressions, so hostile input cannot make it backtrack.
  */
@@ -88,11 +89,20 @@ public final class MarkerParser {
         List<Block> result = new ArrayList<>(blocks.size());
         for (Positioned positioned : blocks) {
             Block block = positioned.block();
-            if (!block.text().isEmpty() || block.marker() == Marker.INTERRUPT) {
+            if (!block.text().isEmpty() || block.marker() == Marker.INTERRUPT && !isEmptyInterrupt(result)) {
                 result.add(block);
             }
         }
         return result;
+    }
+
+    /** Whether the last block kept so far is an empty INTERRUPT. */
+    private static boolean isEmptyInterrupt(List<Block> kept) {
+        if (kept.isEmpty()) {
+            return false;
+        }
+        Block last = kept.get(kept.size() - 1);
+        return last.marker() == Marker.INTERRUPT && last.text().isEmpty();
     }
 
     private static Marker markerOf(String line) {

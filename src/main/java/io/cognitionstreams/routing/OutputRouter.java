@@ -14,6 +14,7 @@ import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.serde.Utf8;
 
 /**
  * Parses one LLM output, scrubs every block (PII, content policy, profanity) and addresses it to its channels.
@@ -24,19 +25,31 @@ import io.cognitionstreams.schema.ToolCall;
  */
 public final class OutputRouter {
 
-    /** Outputs beyond this are refused: no model answer is this long, and channel records must stay small. */
-    public static final int MAX_OUTPUT_CHARS = 512 * 1024;
+    /**
+     * Outputs beyond this (UTF-8 bytes of text) are refused: no model answer is this long, and every block of one
+     * must fit a channel record.
+     */
+    public static final int MAX_OUTPUT_BYTES = 512 * 1024;
     /** The tool an EXECUTE block asks for; skills grant it as {@code shell:run}, {@code shell:*} or {@code *}. */
     public static final String SHELL_TOOL = "shell.run";
     /** Caller named on tool calls of a session with no active skill: the gatekeeper denies those. */
     public static final String NO_SKILL_CALLER = "agent";
 
+    /** Besides its blocks, an output may lead to a redaction event and an escalation. */
+    private static final int RECORDS_BESIDE_BLOCKS = 2;
+
     private final DestinationMatrix matrix;
     private final Redactor redactor;
+    private final RoutingLimits limits;
 
     public OutputRouter(DestinationMatrix matrix, Redactor redactor) {
+        this(matrix, redactor, RoutingLimits.defaults());
+    }
+
+    public OutputRouter(DestinationMatrix matrix, Redactor redactor, RoutingLimits limits) {
         this.matrix = matrix;
         this.redactor = redactor;
+        this.limits = limits;
     }
 
     /** The scrubber every block goes through; the gatekeeper uses the same one for channel.shell. */
@@ -57,6 +70,7 @@ public final class OutputRouter {
     public Routing route(LlmOutput output) {
         validate(output);
         List<MarkerParser.Block> parsed = MarkerParser.parse(output.getText());
+        requireWithinLimits(parsed);
         List<RoutedBlock> blocks = new ArrayList<>();
         List<ToolCall> calls = new ArrayList<>();
         List<Marker> markers = new ArrayList<>(parsed.size());
@@ -95,6 +109,23 @@ public final class OutputRouter {
         return new Routing(blocks, calls, markers, redactions);
     }
 
+    /** Counted before anything is scrubbed or built: a refused output costs no more than its parse. */
+    private void requireWithinLimits(List<MarkerParser.Block> parsed) {
+        if (parsed.size() > limits.maxBlocks()) {
+            throw new InvalidRecordException("llm output has " + parsed.size() + " blocks, over the limit of "
+                    + limits.maxBlocks() + " per output (--max-blocks-per-output)");
+        }
+        long records = RECORDS_BESIDE_BLOCKS;
+        for (MarkerParser.Block block : parsed) {
+            records += matrix.channels(block.marker()).size();
+        }
+        if (records > limits.maxRecords()) {
+            throw new InvalidRecordException("llm output would become " + records + " records (" + parsed.size()
+                    + " blocks on their channels), over the limit of " + limits.maxRecords()
+                    + " per output (--max-records-per-output)");
+        }
+    }
+
     private static ToolCall toolCall(LlmOutput output, String blockId, int blockCount, String command) {
         String skill = output.getActiveSkill();
         return ToolCall.newBuilder()
@@ -118,9 +149,10 @@ public final class OutputRouter {
         if (output.getSessionId().isBlank() || output.getOutputId().isBlank()) {
             throw new InvalidRecordException("llm output has an empty session_id or output_id");
         }
-        if (output.getText().length() > MAX_OUTPUT_CHARS) {
-            throw new InvalidRecordException("llm output has " + output.getText().length()
-                    + " characters, over the limit of " + MAX_OUTPUT_CHARS);
+        long bytes = Utf8.length(output.getText());
+        if (bytes > MAX_OUTPUT_BYTES) {
+            throw new InvalidRecordException("llm output has " + bytes + " bytes of text, over the limit of "
+                    + MAX_OUTPUT_BYTES);
         }
     }
 }

@@ -23,6 +23,9 @@ import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.serde.Utf8;
+import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -51,7 +54,7 @@ public final class RoutingTopology {
         // session's interrupt streak lives in the same task; nothing is repartitioned.
         BranchedKStream<String, SpecificRecord> routed = builder
                 .stream(topics.llmOutputs.name(), topics.llmOutputs.consumed())
-                .process(() -> new Route(router), Named.as("parse-scrub-address"), INTERRUPT_STORE)
+                .process(() -> new Route(router, topics.limits()), Named.as("parse-scrub-address"), INTERRUPT_STORE)
                 .split(Named.as("route-"));
         branch(routed, ToolCall.class, topics.toolCalls, "execute");
         branch(routed, PipelineEvent.class, topics.events, "event");
@@ -78,12 +81,17 @@ public final class RoutingTopology {
     }
 
     private static final class Route implements Processor<String, LlmOutput, String, SpecificRecord> {
+        /** A block's fields other than its text, generously. */
+        private static final int BLOCK_FIELDS_BYTES = 4096;
+
         private final OutputRouter router;
+        private final OutputLimits limits;
         private ProcessorContext<String, SpecificRecord> context;
         private KeyValueStore<String, Integer> streaks;
 
-        Route(OutputRouter router) {
+        Route(OutputRouter router, OutputLimits limits) {
             this.router = router;
+            this.limits = limits;
         }
 
         @Override
@@ -96,6 +104,7 @@ public final class RoutingTopology {
         public void process(Record<String, LlmOutput> record) {
             LlmOutput output = record.value();
             OutputRouter.Routing routing = router.route(output);
+            requireFits(routing);
             routing.blocks().forEach(block -> context.forward(record.withValue(block)));
             routing.toolCalls().forEach(call -> context.forward(record.withValue(call)));
             if (!routing.redactions().isEmpty()) {
@@ -112,6 +121,21 @@ public final class RoutingTopology {
                 streak = next;
             }
             streaks.put(session, streak);
+        }
+
+        /**
+         * Checked before anything is forwarded: a block its channel's brokers would refuse (redaction tags can make
+         * text longer) refuses the whole output, never a part of it.
+         */
+        private void requireFits(OutputRouter.Routing routing) {
+            for (RoutedBlock block : routing.blocks()) {
+                String topic = Topics.CHANNEL_PREFIX + block.getChannel();
+                long bytes = Utf8.length(block.getText()) + BLOCK_FIELDS_BYTES;
+                if (bytes > limits.maxValueBytes(topic)) {
+                    throw new InvalidRecordException("block " + block.getSequence() + " would be " + bytes
+                            + " bytes on " + topic + ", which takes " + limits.maxValueBytes(topic));
+                }
+            }
         }
 
         private static PipelineEvent redactionEvent(LlmOutput output, Map<String, Integer> counts) {

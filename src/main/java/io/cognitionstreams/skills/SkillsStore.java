@@ -6,7 +6,7 @@ import org.apache.kafka.streams.StreamsBuilder;
 
 import io.cognitionstreams.gatekeeper.PermissionSet;
 import io.cognitionstreams.schema.Skill;
-import io.cognitionstreams.topics.GlobalMirror;
+import io.cognitionstreams.topology.GlobalMirror;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -24,7 +24,8 @@ public final class SkillsStore {
         GlobalMirror.add(builder, topics.skills, storeName, SkillsStore::refuse);
     }
 
-    static Optional<String> refuse(String key, Skill skill) {
+    /** Why a skill record may not be used, if it may not: shared by the mirrors and the governance guard. */
+    public static Optional<String> refuse(String key, Skill skill) {
         if (!key.equals(skill.getName())) {
             return Optional.of("the record keyed " + key + " names skill " + skill.getName());
         }

@@ -10,7 +10,6 @@ import java.util.Optional;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serdes;
 
 import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.schema.Checkpoint;
@@ -85,9 +84,20 @@ public final class Topics {
     private final Map<Channel, Topic<String, RoutedBlock>> channels = new EnumMap<>(Channel.class);
     private final List<Topic<?, ?>> all = new ArrayList<>();
     private final AvroSerdeFactory avro;
+    private final OutputLimits limits;
 
+    /** With Kafka's default limits: for clients and tests that do not read the cluster's. */
     public Topics(AvroSerdeFactory avro) {
+        this(avro, OutputLimits.defaults());
+    }
+
+    /**
+     * @param limits what the brokers accept on each topic: records over them are refused by the serializers, where
+     *               they can still be dead-lettered (see {@link OutputGuard})
+     */
+    public Topics(AvroSerdeFactory avro, OutputLimits limits) {
         this.avro = avro;
+        this.limits = limits;
         requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(),
                 "agents, `cognition produce`, AutoFix retries, `cognition replay`/`fork` -> assembly, time travel");
         packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(),
@@ -135,7 +145,8 @@ public final class Topics {
 
     private <V extends SpecificRecord> Topic<String, V> add(String name, Class<V> type, Map<String, String> configs,
                                                              String role) {
-        Topic<String, V> topic = new Topic<>(name, Serdes.String(), avro.serde(type), type, configs, role);
+        Topic<String, V> topic = new Topic<>(name, OutputGuard.keys(), OutputGuard.values(avro.serde(type), limits),
+                type, configs, role);
         all.add(topic);
         return topic;
     }
@@ -159,5 +170,9 @@ public final class Topics {
 
     public AvroSerdeFactory avro() {
         return avro;
+    }
+
+    public OutputLimits limits() {
+        return limits;
     }
 }

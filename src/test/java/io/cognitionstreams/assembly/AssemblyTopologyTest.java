@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.TestInputTopic;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
@@ -45,6 +47,8 @@ import io.cognitionstreams.testing.TopicDriver;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.OutputLimits;
 
 class AssemblyTopologyTest {
 
@@ -326,6 +330,31 @@ class AssemblyTopologyTest {
         assertThat(letter.getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
         assertThat(letter.getReason()).contains("unknown active_skill 'ghost'");
         assertThat(packets.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aPacketBiggerThanItsTopicTakesIsADeadLetterAndNothingIsRemembered(@TempDir Path other) {
+        OutputLimits.TopicLimits small = new OutputLimits.TopicLimits(16 * 1024, Optional.empty(), Optional.empty());
+        Topics narrow = new Topics(new SingleObjectAvroSerdeFactory(), new OutputLimits(
+                OutputLimits.DEFAULT_MAX_REQUEST_BYTES, Map.of(Topics.COGNITION_PACKETS, small)));
+        StreamsBuilder builder = new StreamsBuilder();
+        AssemblyTopology.build(builder, narrow, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared());
+        try (TopologyTestDriver narrowDriver = Drivers.driver(builder.build(), other)) {
+            TopicDriver.input(narrowDriver, narrow.requests).pipeInput("s1", Records.request("s1",
+                    "Summarize this log: " + "disk ok; ".repeat(3000)).setMtu(100_000).build());
+
+            DeadLetter letter = TopicDriver.output(narrowDriver, narrow.deadLetters).readValue();
+            assertThat(letter.getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
+            assertThat(letter.getReason()).startsWith("the packet cannot be written: a record of ")
+                    .contains("for cognition.packets is over the " + narrow.limits().maxValueBytes(
+                            Topics.COGNITION_PACKETS) + " bytes the topic takes").endsWith("lower the request's mtu, "
+                            + "or raise the topic's max.message.bytes");
+            assertThat(TopicDriver.output(narrowDriver, narrow.packets).isEmpty()).isTrue();
+            KeyValueStore<String, SessionState> sessions = narrowDriver.getKeyValueStore(
+                    AssemblyTopology.SESSION_STORE);
+            assertThat(sessions.get("s1")).as("the turn never happened").isNull();
+        }
     }
 
     @Test

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.stream.Stream;
 
@@ -27,6 +28,9 @@ import io.cognitionstreams.schema.Vote;
 import io.cognitionstreams.serde.json.JsonAvro;
 
 class CouncilEnvelopeTest {
+
+    /** The wall clock the envelopes are checked at: a minute after the messages' T0. */
+    private static final Instant NOW = Messages.at(60);
 
     private final CouncilSettings settings = CouncilSettings.defaults();
 
@@ -57,6 +61,11 @@ class CouncilEnvelopeTest {
                 Arguments.of(message("m", "lite", CouncilMessageType.INFO, 0).setTimestamp(Instant.EPOCH),
                         "timestamp 1970-01-01T00:00:00Z is not after the epoch"),
                 Arguments.of(message("m", "lite", CouncilMessageType.INFO, 0).setRole(""), "role is empty"),
+                Arguments.of(message("m", "lite", CouncilMessageType.HEARTBEAT, 0).setTimestamp(NOW.plus(Duration.ofHours(2))),
+                        "is PT2H ahead of the clock (" + NOW + "), more than the PT30S allowed"),
+                Arguments.of(message("m", "lite", CouncilMessageType.HEARTBEAT, 0)
+                                .setTimestamp(Instant.parse("9999-12-31T23:59:59Z")),
+                        "timestamp 9999-12-31T23:59:59Z is"),
                 Arguments.of(message("m", "gpt", CouncilMessageType.INFO, 0),
                         "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix' or 'council'"),
                 Arguments.of(message("m", "autofix", CouncilMessageType.INFO, 0),
@@ -78,6 +87,8 @@ class CouncilEnvelopeTest {
                 Arguments.of(message("m", "lite", CouncilMessageType.HEARTBEAT, 0).setVote(Vote.NO),
                         "vote is set on a HEARTBEAT; only a VOTE carries one"),
                 Arguments.of(proposal("p1", "lite", 0).setContent(" "), "content of a PROPOSAL is empty"),
+                Arguments.of(proposal("p1", "lite", 0).setContent("y".repeat(CouncilEnvelope.MAX_CONTENT_CHARS + 1)),
+                        "content has 65537 characters, over the limit of 65536"),
                 Arguments.of(proposal("p1", "lite", 0).setProposalId("p2"),
                         "a PROPOSAL is identified by its msg_id 'p1'; its proposal_id 'p2' must be empty or the same"),
                 Arguments.of(message("m", "prime", CouncilMessageType.ESCALATION, 0),
@@ -92,8 +103,15 @@ class CouncilEnvelopeTest {
     }
 
     @Test
+    void aClockAheadByNoMoreThanTheSkewAndOneFarBehindArePassed() {
+        assertThat(valid(heartbeat("lite", 90))).isNotNull();
+        assertThat(valid(message("m", "lite", CouncilMessageType.HEARTBEAT, 0)
+                .setTimestamp(Instant.parse("1971-01-01T00:00:00Z")).build())).isNotNull();
+    }
+
+    @Test
     void aTombstoneIsRefused() {
-        assertThatThrownBy(() -> CouncilEnvelope.requireValid(COUNCIL, null, settings))
+        assertThatThrownBy(() -> CouncilEnvelope.requireValid(COUNCIL, null, settings, NOW))
                 .isInstanceOf(InvalidRecordException.class).hasMessageContaining("tombstones");
     }
 
@@ -111,6 +129,6 @@ class CouncilEnvelopeTest {
     }
 
     private CouncilMessage valid(CouncilMessage message) {
-        return CouncilEnvelope.requireValid(COUNCIL, message, settings);
+        return CouncilEnvelope.requireValid(COUNCIL, message, settings, NOW);
     }
 }

@@ -41,6 +41,6 @@ class CouncilSettingsTest {
     }
 
     private static CouncilSettings settings(List<String> roles, String prime, int quorum) {
-        return new CouncilSettings(roles, prime, quorum, MINUTE, MINUTE, MINUTE);
+        return new CouncilSettings(roles, prime, quorum, MINUTE, MINUTE, MINUTE, MINUTE);
     }
 }

@@ -75,7 +75,7 @@ class ProposalTallyTest {
     void aLargerQuorumIsReducedToTheActiveRolesButNeverBelowTwo() {
         ProposalTally four = new ProposalTally(new CouncilSettings(List.of("prime", "lite", "codemind", "critic"),
                 "prime", 3, CouncilSettings.defaults().heartbeatTimeout(), CouncilSettings.defaults().proposalTtl(),
-                CouncilSettings.defaults().tick()));
+                CouncilSettings.defaults().tick(), CouncilSettings.DEFAULT_MAX_CLOCK_SKEW));
         assertThat(four.needed(4)).isEqualTo(3);
         assertThat(four.needed(3)).isEqualTo(3);
         assertThat(four.needed(2)).isEqualTo(2);

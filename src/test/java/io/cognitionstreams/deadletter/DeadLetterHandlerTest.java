@@ -1,6 +1,7 @@
 package io.cognitionstreams.deadletter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -8,9 +9,12 @@ import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
@@ -24,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.OutputGuard;
+import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
 
 class DeadLetterHandlerTest {
@@ -98,6 +104,62 @@ class DeadLetterHandlerTest {
     }
 
     @Test
+    void aRecordTheBrokerRefusedFailsTheTaskOnceAndIsRefusedBeforeItIsSentAgain() {
+        byte[] value = "an output the topic's new limit is too small for".getBytes(StandardCharsets.UTF_8);
+        ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(Topics.CHANNEL_PREFIX + "cli_chat", KEY, value);
+
+        assertThat(handler.handleError(context, out, new RecordTooLargeException("The request included a message "
+                + "larger than the max message size the server will accept.")).result())
+                .isEqualTo(ProductionExceptionHandler.Result.FAIL);
+
+        Serializer<byte[]> guarded = OutputGuard.values(Serdes.ByteArray(), OutputLimits.defaults()).serializer();
+        assertThatThrownBy(() -> guarded.serialize(out.topic(), value))
+                .isInstanceOf(OutputGuard.RefusedOutputException.class)
+                .hasMessageContaining("the broker refused this record for channel.cli_chat when it was first sent: "
+                        + "The request included a message larger");
+        assertThat(guarded.serialize(out.topic(), value)).as("refused once, then forgotten").isEqualTo(value);
+    }
+
+    @Test
+    void onTheGlobalThreadNothingIsSentBecauseNothingCanBe() {
+        ErrorHandlerContext global = new Context("cognition.skills", 0, 7L, "from-cognition.skills") {
+            @Override
+            public TaskId taskId() {
+                return new TaskId(-1, -1);
+            }
+        };
+
+        DeserializationExceptionHandler.Response undecodable = handler.handleError(global,
+                new ConsumerRecord<>("cognition.skills", 0, 7L, KEY, VALUE), new SerializationException("not Avro"));
+        ProcessingExceptionHandler.Response bug = handler.handleError(global, new Record<>("git", "v", 0L),
+                new IllegalStateException("bug"));
+
+        assertThat(undecodable.result()).isEqualTo(DeserializationExceptionHandler.Result.RESUME);
+        assertThat(undecodable.deadLetterQueueRecords()).isEmpty();
+        assertThat(bug.result()).isEqualTo(ProcessingExceptionHandler.Result.RESUME);
+        assertThat(bug.deadLetterQueueRecords()).isEmpty();
+    }
+
+    @Test
+    void aLetterKeepsAtMostItsCapsWhateverTheRecordAndTheReason() {
+        byte[] hugeKey = new byte[DeadLetters.MAX_KEPT_KEY_BYTES * 3];
+        byte[] hugeValue = new byte[DeadLetters.MAX_KEPT_BYTES * 3];
+        String hugeReason = "\uD83D\uDE00".repeat(DeadLetters.MAX_REASON_CHARS);
+
+        DeadLetter letter = DeadLetters.of(ErrorKind.VALIDATION, new InvalidRecordException(hugeReason),
+                new DeadLetters.Origin("cognition.requests", 0, 1L, "x", "app"), hugeKey, hugeValue,
+                java.time.Instant.EPOCH);
+
+        assertThat(letter.getKey().remaining()).isEqualTo(DeadLetters.MAX_KEPT_KEY_BYTES);
+        assertThat(letter.getValue().remaining()).isEqualTo(DeadLetters.MAX_KEPT_BYTES);
+        assertThat(letter.getReason()).hasSizeLessThan(DeadLetters.MAX_REASON_CHARS + 64)
+                .endsWith("more characters)").doesNotContain("\uFFFD");
+        byte[] serialized = new SingleObjectAvroSerdeFactory().serde(DeadLetter.class).serializer()
+                .serialize(Topics.COGNITION_DLQ, letter);
+        assertThat(serialized.length).isLessThan(DeadLetters.MAX_LETTER_BYTES);
+    }
+
+    @Test
     void anUnreachableSchemaRegistryFailsTheTaskInsteadOfDeadLetteringGoodRecords() {
         SerializationException outage = new SerializationException("cannot register",
                 new java.net.ConnectException("Connection refused"));
@@ -140,8 +202,39 @@ class DeadLetterHandlerTest {
         return letter;
     }
 
-    private record Context(String topic, int partition, long offset, String processorNodeId)
-            implements ErrorHandlerContext {
+    private static class Context implements ErrorHandlerContext {
+        private final String topic;
+        private final int partition;
+        private final long offset;
+        private final String processorNodeId;
+
+        Context(String topic, int partition, long offset, String processorNodeId) {
+            this.topic = topic;
+            this.partition = partition;
+            this.offset = offset;
+            this.processorNodeId = processorNodeId;
+        }
+
+        @Override
+        public String topic() {
+            return topic;
+        }
+
+        @Override
+        public int partition() {
+            return partition;
+        }
+
+        @Override
+        public long offset() {
+            return offset;
+        }
+
+        @Override
+        public String processorNodeId() {
+            return processorNodeId;
+        }
+
         @Override
         public Headers headers() {
             return new RecordHeaders();

@@ -449,6 +449,8 @@ class GatekeeperTopologyTest {
         calls.pipeInput("s1", null);
         calls.pipeInput("s1", call("s1", "git", "git.status").setCallId(" ").build());
         calls.pipeInput("other", call("s1", "git", "git.status").build());
+        calls.pipeInput("s1", call("s1", "git", "git.status").setArguments("{\"blob\":\""
+                + "x".repeat(GatekeeperTopology.MAX_ARGUMENT_BYTES) + "\"}").build());
         outcomes.pipeInput("s1", null);
         outcomes.pipeInput("other", result("s1").setText("ok").build());
         control.pipeInput("s1", null);
@@ -460,12 +462,15 @@ class GatekeeperTopologyTest {
         List<DeadLetter> letters = deadLetters.readValuesToList();
         assertThat(letters).extracting(DeadLetter::getErrorKind).containsOnly(ErrorKind.VALIDATION);
         assertThat(letters).extracting(DeadLetter::getSourceTopic).containsExactly(Topics.TOOL_CALLS,
-                Topics.TOOL_CALLS, Topics.TOOL_CALLS, Topics.TOOL_OUTCOMES, Topics.TOOL_OUTCOMES,
+                Topics.TOOL_CALLS, Topics.TOOL_CALLS, Topics.TOOL_CALLS, Topics.TOOL_OUTCOMES, Topics.TOOL_OUTCOMES,
                 Topics.SESSION_CONTROL, Topics.SESSION_CONTROL);
         assertThat(letters).extracting(DeadLetter::getReason).containsExactly(
                 "tool call is null (tombstones are not calls)",
                 "tool call has an empty call_id: its decision could not be matched to it",
                 "a tool.calls record of session \"s1\" is keyed \"other\"; key it by its session id",
+                "tool call arguments have " + (GatekeeperTopology.MAX_ARGUMENT_BYTES + 11) + " bytes, over the limit "
+                        + "of " + GatekeeperTopology.MAX_ARGUMENT_BYTES + ": a decision carries them with the skill's "
+                        + "protocol",
                 "tool outcome is null (tombstones are not results)",
                 "a tool.outcomes record of session \"s1\" is keyed \"other\"; key it by its session id",
                 "session control record is null (tombstones are not commands)",

@@ -93,6 +93,15 @@ class MarkerParserTest {
     }
 
     @Test
+    void emptyInterruptsInARowAreOneButInterruptsWithTextEachCount() {
+        assertThat(MarkerParser.parse("INTERRUPT:\n".repeat(45_000) + "RESPONSE: ok\nINTERRUPT:\nINTERRUPT:"))
+                .containsExactly(new Block(Marker.INTERRUPT, "", false), new Block(Marker.RESPONSE, "ok", false),
+                        new Block(Marker.INTERRUPT, "", false));
+        assertThat(MarkerParser.parse("INTERRUPT: disk full\nINTERRUPT: disk full\nINTERRUPT:\nPLAN:\nINTERRUPT:"))
+                .extracting(Block::text).containsExactly("disk full", "disk full", "");
+    }
+
+    @Test
     void veryLongOutputsParseInOnePass() {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < 20_000; i++) {

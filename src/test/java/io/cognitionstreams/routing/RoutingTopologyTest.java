@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.TestInputTopic;
@@ -32,6 +33,8 @@ import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
+import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
 
 class RoutingTopologyTest {
@@ -117,18 +120,70 @@ class RoutingTopologyTest {
     void badOutputsAreDeadLetteredAndTheNextOneIsStillRouted() {
         TestInputTopic<String, byte[]> raw = TopicDriver.raw(driver, topics.llmOutputs);
         raw.pipeInput("s1", new byte[] {(byte) 0xC3, 0x01, 1, 2, 3});
-        outputs.pipeInput("s1", Records.output("s1", "x".repeat(OutputRouter.MAX_OUTPUT_CHARS + 1)).build());
+        outputs.pipeInput("s1", Records.output("s1", "x".repeat(OutputRouter.MAX_OUTPUT_BYTES + 1)).build());
         outputs.pipeInput("s2", Records.output("s2", "RESPONSE: fine").build());
 
         // The undecodable record's letter is not visible here (TopologyTestDriver drops what a deserialization
         // handler returns); PipelineIT sees it on a real broker. The oversized one is a processing-time letter.
         List<DeadLetter> letters = deadLetters.readValuesToList();
         assertThat(letters).extracting(DeadLetter::getErrorKind).containsExactly(ErrorKind.VALIDATION);
-        assertThat(letters.get(0).getReason()).contains("over the limit of " + OutputRouter.MAX_OUTPUT_CHARS);
+        assertThat(letters.get(0).getReason()).contains("over the limit of " + OutputRouter.MAX_OUTPUT_BYTES);
         assertThat(letters.get(0).getSourceOffset()).isEqualTo(1L);
         assertThat(new String(letters.get(0).getKey().array(), StandardCharsets.UTF_8)).isEqualTo("s1");
         assertThat(channels.get(Channel.WEB_CHAT).readValuesToList()).extracting(RoutedBlock::getText)
                 .containsExactly("fine");
+    }
+
+    @Test
+    void anOutputOfMoreBlocksOrRecordsThanTheLimitsIsOneDeadLetterAndNothingOfItIsRouted() {
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i < 20_000; i++) {
+            many.append("INTERRUPT: ").append(i % 10).append('\n');
+        }
+        outputs.pipeInput("s1", Records.output("s1", many.toString()).build());
+        // 200 blocks are within the block limit, but each RESPONSE goes to three channels: 600 records + 2.
+        outputs.pipeInput("s1", Records.output("s1", "RESPONSE: hi\n".repeat(200)).setOutputId("s1-wide").build());
+        outputs.pipeInput("s2", Records.output("s2", "INTERRUPT:\n".repeat(45_454) + "RESPONSE: fine").build());
+
+        assertThat(deadLetters.readValuesToList()).extracting(DeadLetter::getReason).containsExactly(
+                "llm output has 20000 blocks, over the limit of 256 per output (--max-blocks-per-output)");
+        assertThat(channels.get(Channel.CLI_CHAT).readValuesToList()).extracting(RoutedBlock::getSessionId)
+                .as("the wide output is within the default limits; the empty interrupts of s2 are one block")
+                .containsOnly("s1", "s2").hasSize(200 + 2);
+        assertThat(council.readValuesToList()).as("one output's interrupts never escalate by themselves").isEmpty();
+
+        StreamsBuilder builder = new StreamsBuilder();
+        RoutingTopology.build(builder, topics, new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults(),
+                new RoutingLimits(256, 500)));
+        try (TopologyTestDriver narrow = Drivers.driver(builder.build(), stateDir.resolve("narrow"))) {
+            TopicDriver.input(narrow, topics.llmOutputs)
+                    .pipeInput("s1", Records.output("s1", "RESPONSE: hi\n".repeat(200)).build());
+            assertThat(TopicDriver.output(narrow, topics.deadLetters).readValuesToList())
+                    .extracting(DeadLetter::getReason).containsExactly("llm output would become 602 records (200 "
+                            + "blocks on their channels), over the limit of 500 per output (--max-records-per-output)");
+            assertThat(TopicDriver.output(narrow, topics.channel(Channel.CLI_CHAT)).isEmpty()).isTrue();
+        }
+    }
+
+    @Test
+    void aBlockItsChannelCouldNotTakeRefusesTheWholeOutputBeforeAnyOfItIsWritten() {
+        OutputLimits.TopicLimits small = new OutputLimits.TopicLimits(64 * 1024, Optional.empty(), Optional.empty());
+        Topics narrowTopics = new Topics(new SingleObjectAvroSerdeFactory(), new OutputLimits(
+                OutputLimits.DEFAULT_MAX_REQUEST_BYTES, Map.of(Topics.channelTopic(Channel.WEB_CHAT), small)));
+        StreamsBuilder builder = new StreamsBuilder();
+        RoutingTopology.build(builder, narrowTopics,
+                new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()));
+        try (TopologyTestDriver narrow = Drivers.driver(builder.build(), stateDir.resolve("narrow"))) {
+            TopicDriver.input(narrow, narrowTopics.llmOutputs).pipeInput("s1", Records.output("s1",
+                    "PLAN: short\nRESPONSE: " + "a@b.io ".repeat(8_000)).build());
+
+            assertThat(TopicDriver.output(narrow, narrowTopics.deadLetters).readValuesToList())
+                    .extracting(DeadLetter::getReason).singleElement().asString()
+                    .startsWith("block 1 would be").endsWith("bytes on channel.web_chat, which takes "
+                            + narrowTopics.limits().maxValueBytes(Topics.channelTopic(Channel.WEB_CHAT)));
+            assertThat(TopicDriver.output(narrow, narrowTopics.channel(Channel.CLI_CHAT)).isEmpty())
+                    .as("not even the plan, which fits").isTrue();
+        }
     }
 
     @Test

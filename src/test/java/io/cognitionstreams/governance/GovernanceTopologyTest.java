@@ -1,0 +1,126 @@
+package io.cognitionstreams.governance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.List;
+
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.schema.Identity;
+import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.testing.Drivers;
+import io.cognitionstreams.testing.TopicDriver;
+import io.cognitionstreams.topics.Topics;
+
+class GovernanceTopologyTest {
+
+    private static final Instant T = Instant.parse("2026-11-22T10:00:00Z");
+
+    private final Topics topics = Drivers.topics();
+
+    @TempDir
+    Path stateDir;
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, Skill> skills;
+    private TestInputTopic<String, Identity> identity;
+    private TestInputTopic<String, MemoryEntry> memory;
+    private TestOutputTopic<String, PipelineEvent> events;
+    private TestOutputTopic<String, DeadLetter> letters;
+
+    @BeforeEach
+    void start() {
+        StreamsBuilder builder = new StreamsBuilder();
+        GovernanceTopology.build(builder, topics);
+        driver = Drivers.driver(builder.build(), stateDir);
+        skills = TopicDriver.input(driver, topics.skills);
+        identity = TopicDriver.input(driver, topics.identity);
+        memory = TopicDriver.input(driver, topics.memory);
+        events = TopicDriver.output(driver, topics.events);
+        letters = TopicDriver.output(driver, topics.deadLetters);
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    @Test
+    void everyAcceptedChangeIsAnEventWithItsOldAndNewVersion() {
+        skills.pipeInput("git", skill("git", "1.0.0"));
+        skills.pipeInput("git", skill("git", "1.1.0"));
+        skills.pipeInput("git", null);
+        identity.pipeInput(IdentityGovernance.KEY, identity(2, "azrael", "prime"));
+
+        assertThat(events.readValuesToList())
+                .extracting(PipelineEvent::getType, PipelineEvent::getMessage, PipelineEvent::getEventId)
+                .containsExactly(
+                        tuple(AuditTrail.EVENT, "cognition.skills git added at version 1.0.0",
+                                "governance-cognition.skills-0@0"),
+                        tuple(AuditTrail.EVENT, "cognition.skills git changed from version 1.0.0 to 1.1.0",
+                                "governance-cognition.skills-0@1"),
+                        tuple(AuditTrail.EVENT, "cognition.skills git deleted (was version 1.1.0)",
+                                "governance-cognition.skills-0@2"),
+                        tuple(AuditTrail.EVENT, "cognition.identity identity added at version 2, approved by azrael "
+                                + "and prime", "governance-cognition.identity-0@0"));
+        assertThat(letters.isEmpty()).isTrue();
+    }
+
+    @Test
+    void whatTheMirrorsSkipIsDeadLetteredOnceWithItsReasonAndChangesNoVersion() {
+        skills.pipeInput("git", skill("git", "1.0.0"));
+        events.readValuesToList();
+        skills.pipeInput("shell", skill("git", "9.9.9"));
+        identity.pipeInput(IdentityGovernance.KEY, identity(3, "prime"));
+        memory.pipeInput("b1", entry("b1", 383));
+        memory.pipeInput("b2", entry("b1", 384));
+        skills.pipeInput("git", skill("git", "1.2.0"));
+
+        assertThat(letters.readValuesToList())
+                .extracting(DeadLetter::getErrorKind, DeadLetter::getSourceTopic, DeadLetter::getReason)
+                .containsExactly(
+                        tuple(ErrorKind.VALIDATION, Topics.COGNITION_SKILLS,
+                                "the record keyed shell names skill git"),
+                        tuple(ErrorKind.VALIDATION, Topics.COGNITION_IDENTITY,
+                                "identity version 3 authored by [prime] is not governed: only [azrael] or "
+                                        + "[azrael, prime] may change identity"),
+                        tuple(ErrorKind.VALIDATION, Topics.COGNITION_MEMORY,
+                                "383 dimensions, all-MiniLM-L6-v2-q vectors have 384"),
+                        tuple(ErrorKind.VALIDATION, Topics.COGNITION_MEMORY,
+                                "memory entry of block b1 is keyed b2; cognition.memory is keyed by block id"));
+        assertThat(events.readValuesToList()).extracting(PipelineEvent::getMessage)
+                .containsExactly("cognition.skills git changed from version 1.0.0 to 1.2.0");
+    }
+
+    private static Skill skill(String name, String version) {
+        return Skill.newBuilder().setName(name).setVersion(version).setPermissions(List.of("git:*"))
+                .setProtocol("Commit small.").setTimestamp(T).build();
+    }
+
+    private static Identity identity(int version, String... authors) {
+        return Identity.newBuilder().setText("Be truthful.").setVersion(version).setAuthors(List.of(authors))
+                .setTimestamp(T).build();
+    }
+
+    private static MemoryEntry entry(String block, int dimension) {
+        return MemoryEntry.newBuilder().setBlockId(block).setSessionId("s1").setMarker(Marker.THOUGHT_SEED)
+                .setText("a checklist could be a skill").setEmbeddingModel(MemoryEntries.MODEL)
+                .setEmbedding(Collections.nCopies(dimension, 0.05f)).setTimestamp(T).build();
+    }
+}
