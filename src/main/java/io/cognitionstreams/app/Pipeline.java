@@ -7,7 +7,9 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyConfig;
 
 import io.cognitionstreams.assembly.AssemblyTopology;
 import io.cognitionstreams.assembly.ContextLayers;
@@ -120,22 +122,30 @@ public final class Pipeline {
                 TimeTravelTopology.build(builder, topics, new StageContracts(parts.assembler().instructions()),
                         AutoFixPolicy.defaults()),
                 Set.of(Topics.COGNITION_REQUESTS, Topics.COGNITION_PACKETS, Topics.LLM_OUTPUTS)));
-        // The skills and identity the other capabilities mirror: their bad records are dead-lettered here.
+        // The skills, identity and memory the other capabilities mirror: their bad records are dead-lettered here.
         capabilities.put(GovernanceTopology.NAME, new Capability(GovernanceTopology::build, Set.of()));
         return capabilities;
     }
 
     public static Topology topology(String name, Topics topics, Parts parts, Properties streamsProperties) {
+        // Built with the app's configuration, so the processor wrapper (InputGate) it names applies.
+        StreamsBuilder builder = new StreamsBuilder(new TopologyConfig(new StreamsConfig(streamsProperties)));
+        capability(name, parts).builder().accept(builder, topics);
+        return builder.build(streamsProperties);
+    }
+
+    /** Without an app's configuration: for drawing the topology. */
+    public static Topology topology(String name, Topics topics, Parts parts) {
+        StreamsBuilder builder = new StreamsBuilder();
+        capability(name, parts).builder().accept(builder, topics);
+        return builder.build();
+    }
+
+    private static Capability capability(String name, Parts parts) {
         Capability capability = capabilities(parts).get(name);
         if (capability == null) {
             throw new IllegalArgumentException("no capability named " + name);
         }
-        StreamsBuilder builder = new StreamsBuilder();
-        capability.builder().accept(builder, topics);
-        return builder.build(streamsProperties);
-    }
-
-    public static Topology topology(String name, Topics topics, Parts parts) {
-        return topology(name, topics, parts, new Properties());
+        return capability;
     }
 }

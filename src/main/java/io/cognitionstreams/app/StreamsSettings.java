@@ -8,6 +8,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import io.cognitionstreams.assembly.AssemblyTopology;
 import io.cognitionstreams.deadletter.DeadLetterHandler;
 import io.cognitionstreams.serde.AvroSerdes;
+import io.cognitionstreams.topology.InputGate;
 
 /** The Kafka Streams configuration the app runs with. */
 public final class StreamsSettings {
@@ -49,6 +50,9 @@ public final class StreamsSettings {
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
         // Global tables (skills, identity) must dead-letter bad records too, not stop the app.
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        // Refuses an input whose output the brokers refused, before anything of it is written (the topology must
+        // be built with these properties for it to apply: Pipeline.topology does).
+        props.put(StreamsConfig.PROCESSOR_WRAPPER_CLASS_CONFIG, InputGate.class);
         return props;
     }
 }

@@ -63,7 +63,7 @@ public final class CouncilTopology {
      *                 carry anything a model or a person wrote
      */
     public static void build(StreamsBuilder builder, Topics topics, CouncilSettings settings, Redactor redactor) {
-        // Persistent and changelogged (the default): a restart or a rebalance restores the council where it was.
+        // Persistent and changelogged: a restart or a rebalance restores the council where it was.
         addStore(builder, CLOCK_STORE, Serdes.Long());
         addStore(builder, ROLES_STORE, topics.serde(RoleStatus.class));
         addStore(builder, PROPOSALS_STORE, topics.serde(ProposalState.class));
@@ -73,8 +73,8 @@ public final class CouncilTopology {
         // Keyed by council id, so one task owns each council: its votes meet its proposals without a repartition.
         BranchedKStream<String, SpecificRecord> out = builder
                 .stream(topics.councilMessages.name(), topics.councilMessages.consumed())
-                .process(() -> new Deliberate(settings, topics.limits()), Named.as("deliberate"), CLOCK_STORE, ROLES_STORE,
-                        PROPOSALS_STORE, PENDING_VOTES_STORE, DECIDED_STORE)
+                .process(() -> new Deliberate(settings, topics.limits()), Named.as("deliberate"), CLOCK_STORE,
+                        ROLES_STORE, PROPOSALS_STORE, PENDING_VOTES_STORE, DECIDED_STORE)
                 .split(Named.as("council-"));
         branch(out, RoleStatus.class, topics.councilRoles, "role");
         branch(out, CouncilDecision.class, topics.councilDecisions, "decision");
@@ -91,9 +91,13 @@ public final class CouncilTopology {
         return RoutedBlock.newBuilder(block).setText(scrubbed.text()).setRedactions(scrubbed.counts()).build();
     }
 
+    /**
+     * Cached: every heartbeat rewrites its role and the council's clock, and without a cache each write is a
+     * changelog record; with it, a busy council writes each key once per commit.
+     */
     private static <V> void addStore(StreamsBuilder builder, String name, Serde<V> values) {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(),
-                values));
+                values).withCachingEnabled());
     }
 
     private static <V extends SpecificRecord> void branch(BranchedKStream<String, SpecificRecord> out, Class<V> type,

@@ -7,6 +7,8 @@ import java.util.Set;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -31,8 +33,11 @@ import io.cognitionstreams.topics.Topics;
  *
  * <p>Serialization failures on the way out are dead-lettered too, and so are records the serializers refuse because
  * the broker would ({@link OutputGuard}). A record the broker refuses all the same (a limit changed since start)
- * fails the task once: under exactly-once its transaction can only abort, so the handler remembers the record,
- * and the guard refuses it when the replacement thread produces it again, which dead-letters its input. Any other
+ * fails the task: under exactly-once its transaction can only abort. The handler remembers the record; when the
+ * replacement thread produces it again the guard refuses it, which tells the handler which input it came from; it
+ * fails the task once more (other records of that input may already be in the transaction) and remembers the
+ * input ({@link RefusedInputs}), which the next thread refuses before processing it: one letter, no half answer,
+ * two restarts of the task. Any other
  * production error (broker down, authorization) fails the task, because resuming there would silently drop a
  * valid record. For the same reason a schema registry that cannot be reached fails the task (its thread is
  * replaced and retries from the last commit) instead of dead-lettering records that are fine.
@@ -84,6 +89,10 @@ public class DeadLetterHandler
     @Override
     public ProcessingExceptionHandler.Response handleError(ErrorHandlerContext context, Record<?, ?> record,
                                                            Exception exception) {
+        if (isClientFailure(exception)) {
+            // A send that failed, a broken store: not the record's fault, and the transaction is lost anyway.
+            return ProcessingExceptionHandler.Response.fail();
+        }
         ErrorKind kind = kindOf(exception);
         if ((kind == ErrorKind.VALIDATION && secondaryInputs.contains(context.topic())) || isGlobal(context)) {
             return ProcessingExceptionHandler.Response.resume();
@@ -99,6 +108,14 @@ public class DeadLetterHandler
         if (AvroSerdes.isRegistryOutage(exception)) {
             return ProductionExceptionHandler.Response.fail();
         }
+        if (exception instanceof OutputGuard.RefusedBeforeException refused && context.topic() != null) {
+            RefusedInputs.remember(applicationId, context.topic(), context.partition(), context.offset(),
+                    refused.brokerReason());
+            LOG.error("{} led to a record the broker refused ({}): the task restarts once more, and the input is "
+                    + "dead-lettered before anything of it is written", DeadLetters.key(context.topic(),
+                    context.partition(), context.offset()), refused.brokerReason());
+            return ProductionExceptionHandler.Response.fail();
+        }
         return ProductionExceptionHandler.Response.resume(letter(kindOf(exception), context, exception,
                 context.sourceRawKey(), context.sourceRawValue()));
     }
@@ -108,8 +125,7 @@ public class DeadLetterHandler
                                                            ProducerRecord<byte[], byte[]> record,
                                                            Exception exception) {
         if (OutputGuard.isRefusalOfTheRecord(exception)) {
-            String reason = DeadLetters.reason(exception);
-            OutputGuard.remember(record.topic(), record.value(), reason);
+            String reason = OutputGuard.remember(record.topic(), record.value(), exception);
             LOG.error("the broker refused a record for {} ({}): the transaction aborts and the task restarts, and "
                     + "the input that produced the record is dead-lettered when it is read again", record.topic(),
                     reason);
@@ -124,6 +140,15 @@ public class DeadLetterHandler
     private static ErrorKind kindOf(Exception exception) {
         return exception instanceof InvalidRecordException || exception instanceof OutputGuard.RefusedOutputException
                 ? ErrorKind.VALIDATION : ErrorKind.PROCESSING;
+    }
+
+    /**
+     * Whether a processor failed because a Kafka client or Kafka Streams did (a send refused after the producer's
+     * transaction failed, a state store that cannot write), which is no rule the record broke. Serialization
+     * failures are the record's and stay letters.
+     */
+    static boolean isClientFailure(Exception exception) {
+        return exception instanceof KafkaException && !(exception instanceof SerializationException);
     }
 
     /** The global thread's task id is -1_-1; it has no record collector to send a letter with. */

@@ -133,7 +133,7 @@ public final class ModelWorker implements Runnable, AutoCloseable {
                 // when the packet is read again, and the packet is dead-lettered instead of read forever.
                 producer.send(answer, (metadata, error) -> {
                     if (error != null && OutputGuard.isRefusalOfTheRecord(error)) {
-                        OutputGuard.remember(answer.topic(), answer.value(), DeadLetters.reason(error));
+                        OutputGuard.remember(answer.topic(), answer.value(), error);
                     }
                 });
                 offsets.put(new TopicPartition(record.topic(), record.partition()),

@@ -28,7 +28,8 @@ import org.apache.kafka.common.serialization.Serializer;
  *
  * <p>The second check is the net under the first: when the broker refuses a record for a reason nothing here
  * predicted, the handler {@link #remember}s it and fails the task; its transaction aborts, the replacement thread
- * reads the input again, produces the same record, and this time it is refused here, with the broker's reason.
+ * reads the input again, produces the same record, and this time it is refused here, with the broker's reason
+ * ({@link RefusedBeforeException}), which is how the handler learns which input it was.
  */
 public final class OutputGuard {
 
@@ -67,11 +68,17 @@ public final class OutputGuard {
         return Serdes.serdeFrom(new KeyGuard(strings.serializer()), strings.deserializer());
     }
 
-    /** Called by the production handler when the broker refused {@code value} on {@code topic}. */
-    public static void remember(String topic, byte[] value, String reason) {
+    /**
+     * Called when the broker refused {@code value} on {@code topic} with {@code refusal}.
+     *
+     * @return the broker's reason, as the letter will give it
+     */
+    public static String remember(String topic, byte[] value, Exception refusal) {
+        String reason = refusal.getClass().getSimpleName() + ": " + refusal.getMessage();
         if (value != null) {
             REFUSED.put(Refused.of(topic, value), reason);
         }
+        return reason;
     }
 
     /** Whether the broker refused a record for what it is, which sending it again would only repeat. */
@@ -89,9 +96,27 @@ public final class OutputGuard {
     }
 
     /** The record a serializer refused, with why; the production handler dead-letters its input. */
-    public static final class RefusedOutputException extends SerializationException {
+    public static class RefusedOutputException extends SerializationException {
         public RefusedOutputException(String message) {
             super(message);
+        }
+    }
+
+    /**
+     * A record the broker refused when it was first sent. By the time the serializer meets it again, other records
+     * of the same input may be in the transaction: the handler fails the task once more and has the input refused
+     * before anything of it is processed ({@code topology.InputGate}).
+     */
+    public static final class RefusedBeforeException extends RefusedOutputException {
+        private final String brokerReason;
+
+        RefusedBeforeException(String topic, String brokerReason) {
+            super("the broker refused a record for " + topic + " that this input led to: " + brokerReason);
+            this.brokerReason = brokerReason;
+        }
+
+        public String brokerReason() {
+            return brokerReason;
         }
     }
 
@@ -131,8 +156,7 @@ public final class OutputGuard {
             }
             Optional<String> refused = refusedBefore(topic, bytes);
             if (refused.isPresent()) {
-                throw new RefusedOutputException("the broker refused this record for " + topic
-                        + " when it was first sent: " + refused.get());
+                throw new RefusedBeforeException(topic, refused.get());
             }
             return bytes;
         }

@@ -125,13 +125,15 @@ public final class Topics {
                 "time travel -> `cognition checkpoints`, `replay`, `fork`");
         skills = add(COGNITION_SKILLS, Skill.class,
                 Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
-                "`cognition skills load` -> assembly, gatekeeper (global tables)");
+                "`cognition skills load` -> assembly, gatekeeper (global tables), governance (audit, letters)");
         identity = add(COGNITION_IDENTITY, Identity.class,
                 Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
-                "`cognition identity set` (governance only) -> assembly (global table)");
+                "`cognition identity set` (governance only) -> assembly (global table), "
+                        + "governance (audit, letters)");
         memory = add(COGNITION_MEMORY, MemoryEntry.class,
                 Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
-                "assembly (embeds channel.memory) -> assembly's episodic memory (global store)");
+                "assembly (embeds channel.memory) -> assembly's episodic memory (global store), "
+                        + "governance (letters)");
         events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(),
                 "every topology -> monitoring");
         deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),

@@ -2,6 +2,7 @@ package io.cognitionstreams.deadletter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Headers;
@@ -20,6 +22,7 @@ import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
 import org.apache.kafka.streams.errors.ProductionExceptionHandler;
+import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Record;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,6 +85,21 @@ class DeadLetterHandlerTest {
     }
 
     @Test
+    void aProcessorFailingBecauseKafkaDidFailsTheTaskInsteadOfBlamingTheRecord() {
+        ProcessingExceptionHandler.Response sendFailed = handler.handleError(context, new Record<>("s1", "v", 0L),
+                new StreamsException("Error encountered trying to send record to topic channel.discord_chat",
+                        new KafkaException("Cannot perform send because at least one previous transactional or "
+                                + "idempotent request has failed with errors.")));
+        ProcessingExceptionHandler.Response unserializable = handler.handleError(context,
+                new Record<>("s1", "v", 0L), new SerializationException("not a packet"));
+
+        assertThat(sendFailed.result()).isEqualTo(ProcessingExceptionHandler.Result.FAIL);
+        assertThat(sendFailed.deadLetterQueueRecords()).isEmpty();
+        assertThat(onlyLetter(unserializable.deadLetterQueueRecords()).getErrorKind())
+                .isEqualTo(ErrorKind.PROCESSING);
+    }
+
+    @Test
     void hugeValuesAreCutButTheirSizeIsKept() {
         byte[] huge = new byte[DeadLetters.MAX_KEPT_BYTES + 10];
         DeserializationExceptionHandler.Response response = handler.handleError(context,
@@ -104,20 +122,28 @@ class DeadLetterHandlerTest {
     }
 
     @Test
-    void aRecordTheBrokerRefusedFailsTheTaskOnceAndIsRefusedBeforeItIsSentAgain() {
+    void aRecordTheBrokerRefusedFailsTheTaskTwiceThenItsInputIsRefusedBeforeItIsProcessed() {
         byte[] value = "an output the topic's new limit is too small for".getBytes(StandardCharsets.UTF_8);
         ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(Topics.CHANNEL_PREFIX + "cli_chat", KEY, value);
 
         assertThat(handler.handleError(context, out, new RecordTooLargeException("The request included a message "
                 + "larger than the max message size the server will accept.")).result())
-                .isEqualTo(ProductionExceptionHandler.Result.FAIL);
+                .as("the transaction can only abort").isEqualTo(ProductionExceptionHandler.Result.FAIL);
 
         Serializer<byte[]> guarded = OutputGuard.values(Serdes.ByteArray(), OutputLimits.defaults()).serializer();
-        assertThatThrownBy(() -> guarded.serialize(out.topic(), value))
-                .isInstanceOf(OutputGuard.RefusedOutputException.class)
-                .hasMessageContaining("the broker refused this record for channel.cli_chat when it was first sent: "
-                        + "The request included a message larger");
+        OutputGuard.RefusedBeforeException again = catchThrowableOfType(OutputGuard.RefusedBeforeException.class,
+                () -> guarded.serialize(out.topic(), value));
+        assertThat(again).hasMessage("the broker refused a record for channel.cli_chat that this input led to: "
+                + "RecordTooLargeException: The request included a message larger than the max message size the "
+                + "server will accept.");
         assertThat(guarded.serialize(out.topic(), value)).as("refused once, then forgotten").isEqualTo(value);
+
+        assertThat(handler.handleSerializationError(context, out, again,
+                ProductionExceptionHandler.SerializationExceptionOrigin.VALUE).result())
+                .as("other records of the input may be in the transaction").isEqualTo(
+                        ProductionExceptionHandler.Result.FAIL);
+        assertThat(RefusedInputs.take("app-1", "cognition.requests", 2, 41L)).hasValue(again.brokerReason());
+        assertThat(RefusedInputs.take("app-1", "cognition.requests", 2, 41L)).as("refused once").isEmpty();
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.cognitionstreams.cli.CognitionCli;
+import io.cognitionstreams.load.PeakMemory;
 
 /**
  * `cognition run` in a child JVM against an existing cluster, as an operator would start it, so it can be killed
@@ -38,11 +39,18 @@ final class ChildApp {
 
     /** Starts {@code cognition run --bootstrap-servers ... --application-id ... --state-dir ...} plus {@code args}. */
     static ChildApp start(String bootstrap, String applicationId, Path stateDir, Path log, String... args) {
+        List<String> run = new ArrayList<>(List.of("--bootstrap-servers", bootstrap, "--application-id",
+                applicationId, "--state-dir", stateDir.toString()));
+        run.addAll(List.of(args));
+        return run(log, run);
+    }
+
+    /** Starts {@code cognition run} with exactly {@code args}: with no --bootstrap-servers, its own broker. */
+    static ChildApp run(Path log, List<String> args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                         .toString(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
-                CognitionCli.class.getName(), "run", "--bootstrap-servers", bootstrap,
-                "--application-id", applicationId, "--state-dir", stateDir.toString()));
-        command.addAll(List.of(args));
+                CognitionCli.class.getName(), "run"));
+        command.addAll(args);
         try {
             return new ChildApp(new ProcessBuilder(command).redirectErrorStream(true).start(), log);
         } catch (IOException e) {
@@ -72,6 +80,11 @@ final class ChildApp {
 
     long pid() {
         return process.pid();
+    }
+
+    /** The child's peak resident memory so far (VmHWM), in MiB. */
+    long peakRssMib() {
+        return PeakMemory.residentBytes(process.pid()).orElseThrow() / (1024 * 1024);
     }
 
     private void pump(Path log) {

@@ -228,8 +228,9 @@ enum Malformed {
             return requests(valid(n, prompt).build());
         }
 
+        /** Without the app's output guard: a client may write what the app itself never would. */
         byte[] requests(CognitionRequest request) {
-            return topics.requests.valueSerde().serializer().serialize(Topics.COGNITION_REQUESTS, request);
+            return topics.serde(CognitionRequest.class).serializer().serialize(Topics.COGNITION_REQUESTS, request);
         }
 
         byte[] output(long n, String text) {
@@ -237,7 +238,7 @@ enum Malformed {
         }
 
         byte[] outputs(LlmOutput output) {
-            return topics.llmOutputs.valueSerde().serializer().serialize(Topics.LLM_OUTPUTS, output);
+            return topics.serde(LlmOutput.class).serializer().serialize(Topics.LLM_OUTPUTS, output);
         }
 
         /** A request written with a schema that has only request_id: single-object encoded, fingerprint unknown. */
