@@ -7,7 +7,8 @@ import java.util.TreeMap;
 
 /**
  * The text as it moves through the stages. Tags written by one stage are cut out of what later stages see: each
- * stage scans only the stretches between tags, so no stage can match inside, or across, an earlier tag.
+ * stage scans only the stretches between tags, so no stage can match inside, or across, an earlier tag. A stage
+ * scans the {@link NormalizedView} of a stretch, and its findings replace the original characters they came from.
  */
 final class Draft {
 
@@ -25,21 +26,33 @@ final class Draft {
         int from = 0;
         for (int t = 0; t <= tags.length; t += 2) {
             int to = t < tags.length ? tags[t] : text.length();
-            if (from == 0 && to == text.length()) {
-                stage.scan(text, hits);
-            } else if (to > from) {
-                List<Hit> local = new ArrayList<>();
-                stage.scan(text.substring(from, to), local);
-                for (Hit hit : local) {
-                    hits.add(hit.shift(from));
-                }
+            if (to > from) {
+                scan(stage, from == 0 && to == text.length() ? text : text.substring(from, to), from, hits);
             }
             if (t < tags.length) {
                 from = tags[t + 1];
             }
         }
         if (!hits.isEmpty()) {
-            replace(Hit.resolve(hits));
+            replace(hits);
+        }
+    }
+
+    /** Adds the winning findings in {@code stretch}, in order, as spans of the text that starts at {@code offset}. */
+    private static void scan(Stage stage, String stretch, int offset, List<Hit> out) {
+        NormalizedView view = NormalizedView.of(stretch);
+        List<Hit> found = new ArrayList<>();
+        stage.scan(view.text(), found);
+        int covered = 0;
+        for (Hit hit : Hit.resolve(found)) {
+            // Neighbouring findings in one character (two halves of a ligature) both widen to all of it: the
+            // earlier one takes it.
+            int start = Math.max(view.originalStart(hit.start()), covered);
+            int end = view.originalEnd(hit.end());
+            if (end > start) {
+                out.add(new Hit(start + offset, end + offset, hit.type(), hit.rank()));
+                covered = end;
+            }
         }
     }
 

@@ -8,7 +8,9 @@ import java.util.Objects;
 /**
  * The redaction pipeline every block of model output goes through before a channel topic (seed 003 section 7.3):
  * PII scrub, then content policy, then profanity filter. Each finding becomes a tag {@code [REDACTED:<type>]};
- * later stages never see earlier tags. Immutable and stateless, so one instance serves all stream threads.
+ * later stages never see earlier tags. Every stage reads the text through its {@link NormalizedView}, so invisible
+ * characters, fullwidth forms, odd spaces and dashes and look-alike letters hide nothing, while the output keeps the
+ * text as it was outside the tags. Immutable and stateless, so one instance serves all stream threads.
  * See docs/redaction.md.
  */
 public final class Redactor {
