@@ -16,9 +16,15 @@ final class Draft {
     private String text;
     // Start and end of every tag in the current text, ascending.
     private int[] tags = new int[0];
+    // The view of the text as given, good until the first tag.
+    private final NormalizedView given;
+    // The text as given reads as it is written; so then does every stretch of it between tags.
+    private final boolean unchanged;
 
     Draft(String text) {
         this.text = text;
+        this.given = NormalizedView.of(text);
+        this.unchanged = given.isUnchanged();
     }
 
     void run(Stage stage) {
@@ -27,7 +33,7 @@ final class Draft {
         for (int t = 0; t <= tags.length; t += 2) {
             int to = t < tags.length ? tags[t] : text.length();
             if (to > from) {
-                scan(stage, from == 0 && to == text.length() ? text : text.substring(from, to), from, hits);
+                scan(stage, view(from, to), from, hits);
             }
             if (t < tags.length) {
                 from = tags[t + 1];
@@ -38,9 +44,16 @@ final class Draft {
         }
     }
 
-    /** Adds the winning findings in {@code stretch}, in order, as spans of the text that starts at {@code offset}. */
-    private static void scan(Stage stage, String stretch, int offset, List<Hit> out) {
-        NormalizedView view = NormalizedView.of(stretch);
+    private NormalizedView view(int from, int to) {
+        if (tags.length == 0) {
+            return given;
+        }
+        String stretch = text.substring(from, to);
+        return unchanged ? NormalizedView.unchanged(stretch) : NormalizedView.of(stretch);
+    }
+
+    /** Adds the winning findings in a stretch, in order, as spans of the text, the stretch starting at offset. */
+    private static void scan(Stage stage, NormalizedView view, int offset, List<Hit> out) {
         List<Hit> found = new ArrayList<>();
         stage.scan(view.text(), found);
         int covered = 0;

@@ -50,9 +50,10 @@ final class NormalizedView {
         }
     }
 
-    // Flags of every code point, computed a block of 256 at a time on first use.
+    // Flags of every code point, computed a block of 256 at a time on first use; the first block up front.
     private static final AtomicReferenceArray<byte[]> FLAGS =
             new AtomicReferenceArray<>((Character.MAX_CODE_POINT + 1) >> 8);
+    private static final byte[] LATIN_1 = computeBlock(0);
 
     private final String original;
     private final String text;
@@ -72,7 +73,24 @@ final class NormalizedView {
         while (i < text.length() && text.charAt(i) < 0x80) {
             i++;
         }
-        return i == text.length() ? new NormalizedView(text, text, null, null) : new Builder(text).build();
+        if (i == text.length()) {
+            return unchanged(text);
+        }
+        // The ASCII before i reads as it is, but for the word that runs into i: a look-alike may follow in it.
+        while (i > 0 && (Chars.isWord(text.charAt(i - 1)) || text.charAt(i - 1) == '-')) {
+            i--;
+        }
+        return new Builder(text).build(i);
+    }
+
+    /** The view of a text known to read as it is written, such as a stretch of one that does. */
+    static NormalizedView unchanged(String text) {
+        return new NormalizedView(text, text, null, null);
+    }
+
+    /** The view is the text itself. */
+    boolean isUnchanged() {
+        return starts == null;
     }
 
     /** The text to scan. */
@@ -111,6 +129,9 @@ final class NormalizedView {
     }
 
     private static int flags(int codePoint) {
+        if (codePoint < LATIN_1.length) {
+            return LATIN_1[codePoint];
+        }
         byte[] block = FLAGS.getAcquire(codePoint >> 8);
         if (block == null) {
             // Threads racing here compute the same bytes.
@@ -195,24 +216,46 @@ final class NormalizedView {
         private int[] starts;
         private int[] ends;
         private int length;
-        // The word being read: where it starts in the view and what its letters are.
+        // The word being read: where it starts in the view, and whether it holds a look-alike.
         private int wordStart;
-        private boolean latin;
         private boolean lookalike;
 
         Builder(String s) {
             this.s = s;
         }
 
-        NormalizedView build() {
+        /** The view of the text, which up to {@code from} reads as it is and holds no word that may change. */
+        NormalizedView build(int from) {
+            length = from;
+            wordStart = from;
             int n = s.length();
-            int p = 0;
+            int p = from;
             while (p < n) {
+                char c = s.charAt(p);
+                if (c < 0x80 && view == null && !lookalike) {
+                    // The common case: ASCII, which reads as it is and never combines, while the view is still the
+                    // text and no look-alike waits for the end of its word. Only word starts need keeping.
+                    int start = wordStart;
+                    for (; p < n && (c = s.charAt(p)) < 0x80; p++) {
+                        if ((LATIN_1[c] & WORD) == 0 && c != '-') {
+                            start = p + 1;
+                        }
+                    }
+                    wordStart = start;
+                    length = p;
+                    continue;
+                }
+                if (c < 0x80) {
+                    keep(p, p + 1, c, LATIN_1[c]);
+                    p++;
+                    continue;
+                }
                 int first = s.codePointAt(p);
                 int firstFlags = flags(first);
                 int changes = firstFlags & CHANGES;
-                int end = p + Character.charCount(first);
-                for (int marks = 0; end < n && marks < MAX_MARKS; marks++) {
+                int firstEnd = p + Character.charCount(first);
+                int end = firstEnd;
+                for (int marks = 0; end < n && marks < MAX_MARKS && s.charAt(end) >= 0x80; marks++) {
                     int next = s.codePointAt(end);
                     int nextFlags = flags(next);
                     if ((nextFlags & COMBINES) == 0) {
@@ -221,33 +264,34 @@ final class NormalizedView {
                     changes |= nextFlags & CHANGES;
                     end += Character.charCount(next);
                 }
-                if (changes == 0 && (end == p + Character.charCount(first)
-                        || Normalizer.isNormalized(CharBuffer.wrap(s, p, end), Normalizer.Form.NFKC))) {
-                    keep(p, end);
-                } else {
+                boolean marksMerge = end > firstEnd
+                        && !Normalizer.isNormalized(CharBuffer.wrap(s, p, end), Normalizer.Form.NFKC);
+                if (changes != 0 || marksMerge) {
                     normalize(p, end);
+                } else {
+                    keep(p, firstEnd, first, firstFlags);
+                    for (int i = firstEnd; i < end; ) {
+                        int mark = s.codePointAt(i);
+                        int next = i + Character.charCount(mark);
+                        keep(i, next, mark, flags(mark));
+                        i = next;
+                    }
                 }
                 p = end;
             }
             closeWord(length);
-            return view == null ? new NormalizedView(s, s, null, null)
-                    : new NormalizedView(s, view.toString(), starts, ends);
+            return view == null ? unchanged(s) : new NormalizedView(s, view.toString(), starts, ends);
         }
 
-        // The segment reads as it is.
-        private void keep(int from, int to) {
-            for (int i = from; i < to; ) {
-                int codePoint = s.codePointAt(i);
-                int next = i + Character.charCount(codePoint);
-                int at = length;
-                if (view != null) {
-                    view.append(s, i, next);
-                    spans(i, next - i);
-                }
-                length += next - i;
-                read(codePoint, at);
-                i = next;
+        // The code point at [from, to) reads as it is.
+        private void keep(int from, int to, int codePoint, int flags) {
+            int at = length;
+            if (view != null) {
+                view.append(s, from, to);
+                spans(from, to - from);
             }
+            length += to - from;
+            read(codePoint, flags, at);
         }
 
         // Every char NFKC and the folding make of the segment stands for the whole segment.
@@ -268,7 +312,7 @@ final class NormalizedView {
                     starts[k] = from;
                     ends[k] = to;
                 }
-                read(codePoint, at);
+                read(codePoint, flags(codePoint), at);
             }
         }
 
@@ -281,10 +325,8 @@ final class NormalizedView {
         }
 
         // Tracks words, and at the end of one that mixes Latin letters with look-alikes, reads those as Latin.
-        private void read(int codePoint, int at) {
-            int flags = flags(codePoint);
+        private void read(int codePoint, int flags, int at) {
             if ((flags & WORD) != 0 || codePoint == '-') {
-                latin |= (flags & LATIN) != 0;
                 lookalike |= (flags & LOOKALIKE) != 0;
             } else {
                 closeWord(at);
@@ -293,7 +335,7 @@ final class NormalizedView {
         }
 
         private void closeWord(int end) {
-            if (latin && lookalike) {
+            if (lookalike && hasLatinLetter(wordStart, end)) {
                 materialize();
                 for (int k = wordStart; k < end; k++) {
                     char latinLetter = latinLookalike(view.charAt(k));
@@ -302,8 +344,20 @@ final class NormalizedView {
                     }
                 }
             }
-            latin = false;
             lookalike = false;
+        }
+
+        // Looked at only for words with a look-alike, which are rare outside Cyrillic and Greek text.
+        private boolean hasLatinLetter(int from, int to) {
+            CharSequence read = view == null ? s : view;
+            for (int k = from; k < to; ) {
+                int codePoint = Character.codePointAt(read, k);
+                if ((flags(codePoint) & LATIN) != 0) {
+                    return true;
+                }
+                k += Character.charCount(codePoint);
+            }
+            return false;
         }
 
         // The view so far is the text so far; from here on it is written out.
