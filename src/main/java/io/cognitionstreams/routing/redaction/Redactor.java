@@ -3,6 +3,7 @@ package io.cognitionstreams.routing.redaction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -14,6 +15,10 @@ import java.util.Objects;
  * See docs/redaction.md.
  */
 public final class Redactor {
+
+    // Secrets only: the secret detectors of the PII scrub, then the built-in credential rule.
+    private static final Stage[] SECRET_STAGES = {
+            SecretScanner::scan, new ContentPolicy(List.of(ContentPolicy.CREDENTIAL))::scan};
 
     private final Stage[] stages;
 
@@ -43,6 +48,21 @@ public final class Redactor {
     }
 
     public Redaction redact(String text) {
+        return run(stages, text);
+    }
+
+    /**
+     * Redacts secrets only, for commands and tool-call arguments: private keys, JWTs, passwords in URLs, API keys
+     * and values assigned to credential keys ({@code PRIVATE_KEY}, {@code JWT}, {@code URL_PASSWORD},
+     * {@code API_KEY}, {@code POLICY:credential}). Addresses, phone numbers and the like stay, since a command
+     * needs them ({@code ping 10.0.0.1}), and so do configured rules and the word list. The same normalisation
+     * applies as in {@link #redact}.
+     */
+    public static Redaction secrets(String text) {
+        return run(SECRET_STAGES, text);
+    }
+
+    private static Redaction run(Stage[] stages, String text) {
         Draft draft = new Draft(Objects.requireNonNull(text, "text"));
         for (Stage stage : stages) {
             draft.run(stage);
