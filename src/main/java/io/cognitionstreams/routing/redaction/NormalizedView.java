@@ -232,17 +232,22 @@ final class NormalizedView {
             int p = from;
             while (p < n) {
                 char c = s.charAt(p);
-                if (c < 0x80 && view == null && !lookalike) {
-                    // The common case: ASCII, which reads as it is and never combines, while the view is still the
-                    // text and no look-alike waits for the end of its word. Only word starts need keeping.
+                if (c < 0x80 && !lookalike) {
+                    // The common case: a run of ASCII, which reads as it is and never combines, while no look-alike
+                    // waits for the end of its word. Only word starts need keeping.
+                    int run = p;
                     int start = wordStart;
                     for (; p < n && (c = s.charAt(p)) < 0x80; p++) {
                         if ((LATIN_1[c] & WORD) == 0 && c != '-') {
-                            start = p + 1;
+                            start = length + p - run + 1;
                         }
                     }
+                    if (view != null) {
+                        view.append(s, run, p);
+                        spans(run, p - run);
+                    }
+                    length += p - run;
                     wordStart = start;
-                    length = p;
                     continue;
                 }
                 if (c < 0x80) {
