@@ -8,10 +8,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * What the stages scan instead of the text itself: the text in NFKC, with invisible characters (format characters,
  * variation selectors and the other default-ignorable code points) removed, Unicode spaces read as {@code ' '},
- * line and paragraph separators as {@code '\n'}, dashes and minus signs as {@code '-'}, and Cyrillic and Greek
- * look-alikes of Latin letters read as those letters inside words that also hold a Latin letter. So an address
- * written with a fullwidth at sign or a zero-width space inside reads as the plain address, while pure Cyrillic or
- * Greek words keep their letters, and configured rules and word lists in those scripts still match them.
+ * line and paragraph separators as {@code '\n'}, hyphens, en dashes and minus signs as {@code '-'} (em dashes only
+ * between digits: between words they are punctuation), and Cyrillic and Greek look-alikes of Latin letters read as
+ * those letters inside words that also hold a Latin letter. So an address written with a fullwidth at sign or a
+ * zero-width space inside reads as the plain address, while pure Cyrillic or Greek words keep their letters, and
+ * configured rules and word lists in those scripts still match them.
  * <p>
  * Every char of the view knows the span of the text it came from, so a finding in the view becomes a span of the
  * text, widened to whole characters; the output keeps the text as it was everywhere else. Text that needs none of
@@ -154,8 +155,8 @@ final class NormalizedView {
         boolean mark = type == Character.NON_SPACING_MARK || type == Character.COMBINING_SPACING_MARK
                 || type == Character.ENCLOSING_MARK;
         int flags = 0;
-        if (fold(codePoint) != codePoint || !Normalizer.isNormalized(Character.toString(codePoint),
-                Normalizer.Form.NFKC)) {
+        if (fold(codePoint) != codePoint || isLongDash(codePoint)
+                || !Normalizer.isNormalized(Character.toString(codePoint), Normalizer.Form.NFKC)) {
             flags |= CHANGES;
         }
         // Hangul vowel and final jamo compose with the syllable before them.
@@ -195,9 +196,14 @@ final class NormalizedView {
                 || c == 0x3164 || (c >= 0xFE00 && c <= 0xFE0F) || c == 0xFFA0 || (c >= 0xE0000 && c <= 0xE0FFF);
     }
 
-    // Hyphens, dashes and minus signs: U+2011 and the small and fullwidth forms reach here through NFKC.
+    // Hyphens, the en dash and minus signs: U+2011 and the small and fullwidth forms reach here through NFKC.
     private static boolean isDash(int c) {
-        return (c >= 0x2010 && c <= 0x2015) || c == 0x2043 || c == 0x2212 || c == 0x2E3A || c == 0x2E3B;
+        return (c >= 0x2010 && c <= 0x2013) || c == 0x2043 || c == 0x2212;
+    }
+
+    // Em dash and longer (the small and vertical forms through NFKC): see Builder.betweenDigits.
+    private static boolean isLongDash(int c) {
+        return c == 0x2014 || c == 0x2015 || c == 0x2E3A || c == 0x2E3B;
     }
 
     private static char latinLookalike(int codePoint) {
@@ -274,13 +280,7 @@ final class NormalizedView {
                 if (changes != 0 || marksMerge) {
                     normalize(p, end);
                 } else {
-                    keep(p, firstEnd, first, firstFlags);
-                    for (int i = firstEnd; i < end; ) {
-                        int mark = s.codePointAt(i);
-                        int next = i + Character.charCount(mark);
-                        keep(i, next, mark, flags(mark));
-                        i = next;
-                    }
+                    keepEach(p, end);
                 }
                 p = end;
             }
@@ -299,16 +299,38 @@ final class NormalizedView {
             read(codePoint, flags, at);
         }
 
-        // Every char NFKC and the folding make of the segment stands for the whole segment.
+        private void keepEach(int from, int to) {
+            for (int i = from; i < to; ) {
+                int codePoint = s.codePointAt(i);
+                int next = i + Character.charCount(codePoint);
+                keep(i, next, codePoint, flags(codePoint));
+                i = next;
+            }
+        }
+
+        // NFKC and the folding of a segment; every char they make of it stands for the whole segment.
         private void normalize(int from, int to) {
             String normal = Normalizer.normalize(CharBuffer.wrap(s, from, to), Normalizer.Form.NFKC);
-            materialize();
+            StringBuilder folded = new StringBuilder(normal.length());
             for (int i = 0; i < normal.length(); ) {
-                int codePoint = fold(normal.codePointAt(i));
-                i += Character.charCount(normal.codePointAt(i));
-                if (codePoint < 0) {
-                    continue;
+                int codePoint = normal.codePointAt(i);
+                i += Character.charCount(codePoint);
+                int read = fold(codePoint);
+                if (isLongDash(read) && betweenDigits(to)) {
+                    read = '-';
                 }
+                if (read >= 0) {
+                    folded.appendCodePoint(read);
+                }
+            }
+            if (CharSequence.compare(folded, CharBuffer.wrap(s, from, to)) == 0) {
+                // An em dash between words: nothing to write out.
+                keepEach(from, to);
+                return;
+            }
+            materialize();
+            for (int i = 0; i < folded.length(); ) {
+                int codePoint = folded.codePointAt(i);
                 int at = length;
                 view.appendCodePoint(codePoint);
                 length = view.length();
@@ -318,7 +340,27 @@ final class NormalizedView {
                     ends[k] = to;
                 }
                 read(codePoint, flags(codePoint), at);
+                i += Character.charCount(codePoint);
             }
+        }
+
+        /**
+         * Whether the view so far ends in a digit and the text from {@code next} goes on with one, invisible
+         * characters aside. Between digits a long dash separates a number's groups (123—45—6789); between words it
+         * is punctuation, and read as a hyphen it would glue them: "key—sk-..." would look like a kebab-case name.
+         */
+        private boolean betweenDigits(int next) {
+            if (length == 0 || !Chars.isDigit((view == null ? s : view).charAt(length - 1))) {
+                return false;
+            }
+            while (next < s.length()) {
+                int codePoint = s.codePointAt(next);
+                if (fold(codePoint) >= 0) {
+                    return Character.isDigit(codePoint);
+                }
+                next += Character.charCount(codePoint);
+            }
+            return false;
         }
 
         private void spans(int from, int count) {

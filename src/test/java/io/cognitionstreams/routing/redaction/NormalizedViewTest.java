@@ -19,8 +19,16 @@ class NormalizedViewTest {
 
     @Test
     void invisibleCharactersGoAndSpacesDashesAndCompatibilityFormsFold() {
-        assertThat(NormalizedView.of("\uFF41\u00A0b\u2014c\u200Bd\u2028e\u00ADf\uFE0Fg\u2212\u3000h").text())
+        assertThat(NormalizedView.of("\uFF41\u00A0b\u2013c\u200Bd\u2028e\u00ADf\uFE0Fg\u2212\u3000h").text())
                 .isEqualTo("a b-cd\nefg- h");
+    }
+
+    @Test
+    void emDashesAreHyphensBetweenDigitsAndPunctuationBetweenWords() {
+        assertThat(NormalizedView.of("123\u201445\u2014\u200B6789 \uFF11\u2015\uFF12").text())
+                .isEqualTo("123-45-6789 1-2");
+        String prose = "key\u2014sk-abc, 12\u2014 and \u2014 34, a\u20141";
+        assertThat(NormalizedView.of(prose).text()).isSameAs(prose);
     }
 
     @Test

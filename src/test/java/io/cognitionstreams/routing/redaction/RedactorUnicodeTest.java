@@ -48,6 +48,7 @@ class RedactorUnicodeTest {
                 Arguments.of("call 555\u2013123\u20134567 now", "call [REDACTED:PHONE] now"),
                 Arguments.of("ssn 123\u201345\u20136789.", "ssn [REDACTED:SSN]."),
                 Arguments.of("ssn 123\u201445\u20146789.", "ssn [REDACTED:SSN]."),
+                Arguments.of("ssn 123\u2015\u200B45\uFE586789.", "ssn [REDACTED:SSN]."),
                 Arguments.of("ssn 123\u201145\u20116789.", "ssn [REDACTED:SSN]."),
                 Arguments.of("ssn 123\u221245\u22126789.", "ssn [REDACTED:SSN]."),
                 Arguments.of("ssn 123\uFE6345\uFF0D6789.", "ssn [REDACTED:SSN]."),
@@ -62,6 +63,9 @@ class RedactorUnicodeTest {
                 Arguments.of("key sk\u2011" + KEY_BODY + " end", "key [REDACTED:API_KEY] end"),
                 Arguments.of("key gh\u200Bp_" + KEY_BODY + " end", "key [REDACTED:API_KEY] end"),
                 Arguments.of("key \u0410KIA" + "IOSFODNN7EXAMPLE end", "key [REDACTED:API_KEY] end"),
+                // an em dash between words is punctuation, not a hyphen that would glue them
+                Arguments.of("the key\u2014sk-" + KEY_BODY, "the key\u2014[REDACTED:API_KEY]"),
+                Arguments.of("write to support\u2014ann@example.com", "write to support\u2014[REDACTED:EMAIL]"),
                 Arguments.of("PASSWORD\uFF1Dhunter3", "PASSWORD\uFF1D[REDACTED:POLICY:credential]"),
                 Arguments.of("pass\u200Bword=hunter4", "pass\u200Bword=[REDACTED:POLICY:credential]"),
                 Arguments.of("\u0440assword=hunter5", "\u0440assword=[REDACTED:POLICY:credential]"),
