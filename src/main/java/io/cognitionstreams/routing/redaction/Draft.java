@@ -56,6 +56,9 @@ final class Draft {
     private static void scan(Stage stage, NormalizedView view, int offset, List<Hit> out) {
         List<Hit> found = new ArrayList<>();
         stage.scan(view.text(), found);
+        if (found.isEmpty()) {
+            return;
+        }
         int covered = 0;
         for (Hit hit : Hit.resolve(found)) {
             // Neighbouring findings in one character (two halves of a ligature) both widen to all of it: the
