@@ -17,10 +17,6 @@ record Hit(int start, int end, String type, int rank) {
         return new Hit(start, end, type.name(), type.ordinal());
     }
 
-    Hit shift(int offset) {
-        return new Hit(start + offset, end + offset, type, rank);
-    }
-
     /**
      * Keeps the hits that win their overlaps, in text order. Lower rank wins, then the longer hit, then the earlier
      * one; a hit that overlaps an already kept one is dropped whole, so every stretch is replaced at most once.

@@ -3,7 +3,7 @@ package io.cognitionstreams.routing.redaction;
 import java.util.List;
 
 /**
- * The first stage: every {@link PiiType} detector over the raw text. Detectors report independently and overlaps
+ * The first stage: every {@link PiiType} detector over the text. Detectors report independently and overlaps
  * are settled afterwards by {@link PiiType} order, so no detector has to know about another.
  */
 final class PiiScrubber {

@@ -3,15 +3,22 @@ package io.cognitionstreams.routing.redaction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * The redaction pipeline every block of model output goes through before a channel topic (seed 003 section 7.3):
  * PII scrub, then content policy, then profanity filter. Each finding becomes a tag {@code [REDACTED:<type>]};
- * later stages never see earlier tags. Immutable and stateless, so one instance serves all stream threads.
+ * later stages never see earlier tags. Every stage reads the text through its {@link NormalizedView}, so invisible
+ * characters, fullwidth forms, odd spaces and dashes and look-alike letters hide nothing, while the output keeps the
+ * text as it was outside the tags. Immutable and stateless, so one instance serves all stream threads.
  * See docs/redaction.md.
  */
 public final class Redactor {
+
+    // Secrets only: the secret detectors of the PII scrub, then the built-in credential rule.
+    private static final Stage[] SECRET_STAGES = {
+            SecretScanner::scan, new ContentPolicy(List.of(ContentPolicy.CREDENTIAL))::scan};
 
     private final Stage[] stages;
 
@@ -41,6 +48,21 @@ public final class Redactor {
     }
 
     public Redaction redact(String text) {
+        return run(stages, text);
+    }
+
+    /**
+     * Redacts secrets only, for commands and tool-call arguments: private keys, JWTs, passwords in URLs, API keys
+     * and values assigned to credential keys ({@code PRIVATE_KEY}, {@code JWT}, {@code URL_PASSWORD},
+     * {@code API_KEY}, {@code POLICY:credential}). Addresses, phone numbers and the like stay, since a command
+     * needs them ({@code ping 10.0.0.1}), and so do configured rules and the word list. The same normalisation
+     * applies as in {@link #redact}.
+     */
+    public static Redaction secrets(String text) {
+        return run(SECRET_STAGES, text);
+    }
+
+    private static Redaction run(Stage[] stages, String text) {
         Draft draft = new Draft(Objects.requireNonNull(text, "text"));
         for (Stage stage : stages) {
             draft.run(stage);

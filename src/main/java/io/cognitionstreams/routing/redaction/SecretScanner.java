@@ -8,10 +8,11 @@ import static io.cognitionstreams.routing.redaction.Chars.isToken;
 import static io.cognitionstreams.routing.redaction.Chars.isUpper;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.Base64;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.function.IntPredicate;
 
 /**
@@ -21,6 +22,7 @@ import java.util.function.IntPredicate;
 final class SecretScanner {
 
     private static final String PEM_BEGIN = "-----BEGIN ";
+    private static final String PEM_END = "-----END ";
     private static final String PEM_DASHES = "-----";
     private static final int PEM_LABEL_MAX = 40;
     private static final int JWT_HEADER_MAX = 1024;
@@ -78,46 +80,68 @@ final class SecretScanner {
     /**
      * {@code -----BEGIN <label>-----} to the matching {@code -----END <label>-----}, for labels holding
      * "PRIVATE KEY". Without an END line the block runs over the key-like lines that follow: a truncated key is
-     * still a secret.
+     * still a secret. The END lines are indexed in one pass first, so each BEGIN line finds its own without
+     * searching the rest of the text again.
      */
     private static void privateKeys(String s, List<Hit> out) {
-        // Labels whose END line is known to be missing from the rest of the text: saves rescanning for them.
-        Set<String> unterminated = new HashSet<>();
         int begin = s.indexOf(PEM_BEGIN);
+        if (begin < 0) {
+            return;
+        }
+        Map<String, ArrayDeque<Integer>> endLines = privateKeyEndLines(s);
         while (begin >= 0) {
             int labelStart = begin + PEM_BEGIN.length();
-            int labelEnd = s.indexOf(PEM_DASHES, labelStart);
-            if (labelEnd < 0) {
-                return;
-            }
-            String label = labelEnd - labelStart <= PEM_LABEL_MAX ? s.substring(labelStart, labelEnd) : "";
-            if (!isPrivateKeyLabel(label)) {
+            String label = privateKeyLabel(s, labelStart);
+            if (label == null) {
                 begin = s.indexOf(PEM_BEGIN, labelStart);
                 continue;
             }
-            int bodyStart = labelEnd + PEM_DASHES.length();
-            String endLine = "-----END " + label + PEM_DASHES;
-            int end = unterminated.contains(label) ? -1 : s.indexOf(endLine, bodyStart);
-            int blockEnd;
-            if (end >= 0) {
-                blockEnd = end + endLine.length();
-            } else {
-                unterminated.add(label);
-                blockEnd = pemBodyEnd(s, bodyStart);
-            }
+            int bodyStart = labelStart + label.length() + PEM_DASHES.length();
+            int end = nextEndLine(endLines.get(label), bodyStart);
+            int blockEnd = end >= 0 ? end + PEM_END.length() + label.length() + PEM_DASHES.length()
+                    : pemBodyEnd(s, bodyStart);
             out.add(Hit.of(begin, blockEnd, PiiType.PRIVATE_KEY));
             begin = s.indexOf(PEM_BEGIN, blockEnd);
         }
     }
 
-    private static boolean isPrivateKeyLabel(String label) {
-        for (int i = 0; i < label.length(); i++) {
-            char c = label.charAt(i);
-            if (!isUpper(c) && !isDigit(c) && c != ' ') {
-                return false;
+    /** Where each private-key label has an END line, in text order. */
+    private static Map<String, ArrayDeque<Integer>> privateKeyEndLines(String s) {
+        Map<String, ArrayDeque<Integer>> endLines = new HashMap<>();
+        for (int end = s.indexOf(PEM_END); end >= 0; end = s.indexOf(PEM_END, end + 1)) {
+            String label = privateKeyLabel(s, end + PEM_END.length());
+            if (label != null) {
+                endLines.computeIfAbsent(label, unused -> new ArrayDeque<>()).add(end);
             }
         }
-        return label.contains("PRIVATE KEY");
+        return endLines;
+    }
+
+    /**
+     * The first END line at or after {@code from}. Those before it are dropped for good: BEGIN lines are met in text
+     * order, so no later one can use them, and every END line is looked at once.
+     */
+    private static int nextEndLine(ArrayDeque<Integer> endLines, int from) {
+        if (endLines == null) {
+            return -1;
+        }
+        while (!endLines.isEmpty() && endLines.peekFirst() < from) {
+            endLines.pollFirst();
+        }
+        return endLines.isEmpty() ? -1 : endLines.peekFirst();
+    }
+
+    /** The label of capitals, digits and spaces at {@code start}, closed by dashes and holding "PRIVATE KEY". */
+    private static String privateKeyLabel(String s, int start) {
+        int end = start;
+        while (end - start <= PEM_LABEL_MAX && (isUpper(at(s, end)) || isDigit(at(s, end)) || at(s, end) == ' ')) {
+            end++;
+        }
+        if (end - start > PEM_LABEL_MAX || !s.startsWith(PEM_DASHES, end)) {
+            return null;
+        }
+        String label = s.substring(start, end);
+        return label.contains("PRIVATE KEY") ? label : null;
     }
 
     /**
@@ -129,9 +153,12 @@ final class SecretScanner {
         while (isPemBody(at(s, end))) {
             end++;
         }
-        int line = s.indexOf('\n', end);
-        if (!s.substring(end, line < 0 ? s.length() : line).isBlank()) {
-            // Prose after the BEGIN line, not a key on the lines below.
+        int line = end;
+        while (line < s.length() && s.charAt(line) != '\n' && Character.isWhitespace(s.charAt(line))) {
+            line++;
+        }
+        if (line == s.length() || s.charAt(line) != '\n') {
+            // Prose after the BEGIN line, not a key on the lines below; or the end of the text.
             return end;
         }
         while (line >= 0) {

@@ -106,6 +106,39 @@ class PiiSecretsTest {
     }
 
     @Test
+    void eachBeginLineTakesTheNextEndLineOfItsOwnLabel() {
+        String text = "-----END RSA PRIVATE KEY-----\n"
+                + "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END EC PRIVATE KEY-----\n-----END RSA PRIVATE KEY-----\n"
+                + "between\n"
+                + "-----BEGIN RSA PRIVATE KEY-----\nMIIC\n-----END RSA PRIVATE KEY-----\n"
+                + "-----BEGIN EC PRIVATE KEY-----\nMHcC\n\nafter it";
+
+        assertThat(redact(text)).isEqualTo("-----END RSA PRIVATE KEY-----\n[REDACTED:PRIVATE_KEY]\nbetween\n"
+                + "[REDACTED:PRIVATE_KEY]\n[REDACTED:PRIVATE_KEY]\n\nafter it");
+    }
+
+    @Test
+    void halfAMegabyteOfDistinctUnterminatedLabelsIsScannedLineByLine() {
+        // Each label has its own END line to look for; the last one has it, at the very end.
+        StringBuilder text = new StringBuilder();
+        StringBuilder expected = new StringBuilder();
+        int blocks = 0;
+        while (text.length() < 500_000) {
+            text.append("-----BEGIN K").append(blocks).append(" PRIVATE KEY-----\nnot base64\n");
+            expected.append("[REDACTED:PRIVATE_KEY]\nnot base64\n");
+            blocks++;
+        }
+        text.append("-----BEGIN K").append(blocks).append(" PRIVATE KEY-----\nMIIB\n-----END K").append(blocks)
+                .append(" PRIVATE KEY-----");
+        expected.append("[REDACTED:PRIVATE_KEY]");
+
+        Redaction redaction = REDACTOR.redact(text.toString());
+
+        assertThat(redaction.text()).isEqualTo(expected.toString());
+        assertThat(redaction.count("PRIVATE_KEY")).isEqualTo(blocks + 1);
+    }
+
+    @Test
     void aPemKeyEscapedInsideJsonIsReplacedToItsEndLine() {
         String json = "{\"key\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBg\\n-----END PRIVATE KEY-----\\n\"}";
         assertThat(redact(json)).isEqualTo("{\"key\": \"[REDACTED:PRIVATE_KEY]\\n\"}");

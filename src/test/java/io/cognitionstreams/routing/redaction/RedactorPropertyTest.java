@@ -6,6 +6,7 @@ import java.math.BigInteger;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 import org.junit.jupiter.api.Test;
 
@@ -17,13 +18,34 @@ class RedactorPropertyTest {
             "budget", "plan", "team", "model", "output", "router", "stream", "value", "order", "Please", "note",
             "Thanks!", "(see", "above)", "it's", "fine,", "done.", "3.5", "#7", "$12", "v2", "x86", "e.g.", "-", "--",
             "Q3", "ok:", "a/b", "[draft]"};
+    // Other scripts and typography, no digits (a number next to a card could extend it).
+    private static final String[] MULTILINGUAL_PROSE = {
+            "the", "report", "shows", "\u0441\u0435\u0440\u0432\u0435\u0440",
+            "\u0440\u0430\u0431\u043E\u0442\u0430\u0435\u0442",
+            "\u03C0\u03C1\u03BF\u03CA\u03CC\u03BD", "\u30D3\u30EB\u30C9\uFF08\u6210\u529F\uFF09\u3002",
+            "\uFF21\uFF30\uFF29", "so\u2014called", "na\u00EFve", "\u2014", "\uD83D\uDC4D\uD83C\uDFFD",
+            "\u2714\uFE0F", "caf\u00E9", "\u0915\u093F\u0924\u093E\u092C", "Stra\u00DFe,", "\u2026"};
     private static final String[] CLOSERS = {"", "", "", ",", ".", ";", ":", "!"};
+    private static final char[] INVISIBLE = {'\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\uFE0F',
+            '\u202E', '\u2066'};
+    private static final char[] SPACES = {' ', '\u00A0', '\u202F', '\u2009', '\u3000'};
+    // Drawn like a hyphen. An em dash reads as one only between digits, so it would break a domain name.
+    private static final char[] DASHES = {'-', '\u2010', '\u2011', '\u2013', '\u2212', '\uFF0D'};
     private static final String[] TLDS = {"com", "org", "io", "de", "co.uk"};
 
     private final Random random = new Random(20261122L);
 
     @Test
     void generatedPiiNeverSurvivesAndTheProseAroundItDoes() {
+        check(PROSE, UnaryOperator.identity());
+    }
+
+    @Test
+    void disguisedPiiNeverSurvivesAndTheProseAroundItStaysAsWritten() {
+        check(MULTILINGUAL_PROSE, this::disguise);
+    }
+
+    private void check(String[] prose, UnaryOperator<String> disguise) {
         Redactor redactor = Redactor.defaults();
         for (int round = 0; round < 500; round++) {
             StringBuilder text = new StringBuilder();
@@ -37,7 +59,7 @@ class RedactorPropertyTest {
                     expected.append(gap);
                 }
                 if (random.nextInt(4) > 0) {
-                    String word = PROSE[random.nextInt(PROSE.length)];
+                    String word = prose[random.nextInt(prose.length)];
                     text.append(word);
                     expected.append(word);
                     continue;
@@ -47,11 +69,11 @@ class RedactorPropertyTest {
                     case 1 -> "IBAN";
                     default -> "EMAIL";
                 };
-                String pii = switch (type) {
+                String pii = disguise.apply(switch (type) {
                     case "CARD" -> card();
                     case "IBAN" -> iban();
                     default -> email();
-                };
+                });
                 boolean parenthesized = random.nextInt(6) == 0;
                 String open = parenthesized ? "(" : "";
                 String close = parenthesized ? ")" : CLOSERS[random.nextInt(CLOSERS.length)];
@@ -65,6 +87,32 @@ class RedactorPropertyTest {
             assertThat(redaction.text()).as("redacting %s", text).isEqualTo(expected.toString());
             assertThat(redaction.counts()).as("counts for %s", text).isEqualTo(counts);
         }
+    }
+
+    /**
+     * The same characters written another way at random: fullwidth letters, digits and at sign, other spaces and
+     * dashes, and invisible characters between them (never at either end, so the tag covers them all).
+     */
+    private String disguise(String pii) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < pii.length(); i++) {
+            char c = pii.charAt(i);
+            boolean often = random.nextInt(3) == 0;
+            if (c == ' ') {
+                out.append(SPACES[random.nextInt(SPACES.length)]);
+            } else if (c == '-') {
+                out.append(DASHES[random.nextInt(DASHES.length)]);
+            } else if (often && (Character.isLetterOrDigit(c) || c == '@' || c == '.')) {
+                // The fullwidth forms sit at a fixed distance from ASCII.
+                out.append((char) (c + 0xFEE0));
+            } else {
+                out.append(c);
+            }
+            if (i + 1 < pii.length() && random.nextInt(5) == 0) {
+                out.append(INVISIBLE[random.nextInt(INVISIBLE.length)]);
+            }
+        }
+        return out.toString();
     }
 
     /** Visa 16, Mastercard 16 or Amex 15 digits with a valid Luhn digit, compact or in its printed groups. */
