@@ -164,10 +164,11 @@ public final class GatekeeperTopology {
 
         @Override
         public void process(Record<String, ToolCall> record) {
-            ToolCall call = record.value();
-            if (call == null) {
+            if (record.value() == null) {
                 throw new InvalidRecordException("tool call is null (tombstones are not calls)");
             }
+            // An agent may write a secret into a call; the decision, which is what executes, never carries it.
+            ToolCall call = withoutSecrets(record.value());
             if (call.getCallId().isBlank()) {
                 throw new InvalidRecordException("tool call has an empty call_id: its decision could not be matched "
                         + "to it");
@@ -287,6 +288,12 @@ public final class GatekeeperTopology {
                     .setAttributes(attributes)
                     .setTimestamp(now)
                     .build();
+        }
+
+        private static ToolCall withoutSecrets(ToolCall call) {
+            Redaction arguments = Redactor.secretsInArguments(call.getArguments());
+            return arguments.total() == 0 ? call
+                    : ToolCall.newBuilder(call).setArguments(arguments.text()).build();
         }
 
         /** The EXECUTE block an approved shell call runs, with the lineage the call carries. */

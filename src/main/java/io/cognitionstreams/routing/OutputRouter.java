@@ -20,8 +20,9 @@ import io.cognitionstreams.serde.Utf8;
  * Parses one LLM output, scrubs every block (PII, content policy, profanity) and addresses it to its channels.
  * Every block keeps the output's lineage (packet, parent, request, session) and its position, so consumers can
  * restore order and trace it back. A block addressed to the shell becomes a {@link ToolCall} for the gatekeeper
- * instead of a channel record; the call carries the command as written, because the executor must run exactly
- * what was approved, and tool.calls is read by the gatekeeper and executors, not by people.
+ * instead of a channel record. The call carries the command with its secrets redacted and nothing else: the
+ * executor runs exactly what was approved, so the form that travels is the form that runs, and no topic holds a
+ * secret in clear (docs/redaction.md, "Commands and secrets"). Addresses and the like stay, since commands need them.
  */
 public final class OutputRouter {
 
@@ -82,7 +83,10 @@ public final class OutputRouter {
             Redaction scrubbed = null;
             for (Channel channel : matrix.channels(block.marker())) {
                 if (channel == Channel.SHELL) {
-                    calls.add(toolCall(output, blockId, parsed.size(), block.text()));
+                    // No secret in clear on tool.calls: the command is approved and run in this form.
+                    Redaction command = Redactor.secrets(block.text());
+                    command.counts().forEach((type, count) -> redactions.merge(type, count, Integer::sum));
+                    calls.add(toolCall(output, blockId, parsed.size(), command.text()));
                     continue;
                 }
                 if (scrubbed == null) {

@@ -249,18 +249,24 @@ class GatekeeperTopologyTest {
     }
 
     @Test
-    void theShellChannelShowsTheApprovedCommandScrubbedWhileTheDecisionKeepsItExact() {
+    void theShellChannelShowsTheApprovedCommandScrubbedWhileTheDecisionKeepsItsAddressesButNoSecret()
+            throws Exception {
         ToolCall call = call("s1", "shell-operator", OutputRouter.SHELL_TOOL)
-                .setArguments("{\"command\":\"mysql -h 10.20.30.40 -u admin -pS3cret --email ops@example.com\"}")
+                .setArguments("{\"command\":\"mysql -h 10.20.30.40 -u admin --password=S3cretPw --email "
+                        + "ops@example.com\", \"env\": {\"API_TOKEN\": \"sk-proj-abcdefghijklmnopqrstuvwxyz0123\"}}")
                 .build();
 
         ToolDecision decision = decide("s1", call);
 
         RoutedBlock block = shell.readValue();
-        assertThat(block.getText()).doesNotContain("10.20.30.40", "ops@example.com")
+        assertThat(block.getText()).doesNotContain("10.20.30.40", "ops@example.com", "S3cretPw")
                 .contains("[REDACTED:IPV4]", "[REDACTED:EMAIL]");
         assertThat(block.getRedactions()).containsEntry("IPV4", 1).containsEntry("EMAIL", 1);
-        assertThat(decision.getCall().getArguments()).contains("10.20.30.40", "ops@example.com");
+        String approved = decision.getCall().getArguments();
+        assertThat(approved).as("what executes is what was approved: addresses kept, secrets not")
+                .contains("10.20.30.40", "ops@example.com").doesNotContain("S3cretPw", "sk-proj-abc");
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(approved).get("env").get("API_TOKEN")
+                .textValue()).startsWith("[REDACTED:");
     }
 
     @Test

@@ -187,7 +187,7 @@ class RoutingTopologyTest {
     }
 
     @Test
-    void piiIsScrubbedFromEveryChannelCountedPerTypeButTheApprovedCommandKeepsItsText() {
+    void piiIsScrubbedFromEveryChannelAndSecretsFromTheCommandWhichKeepsItsAddresses() {
         outputs.pipeInput("s1", Records.output("s1", "RESPONSE: mail jane.doe@example.com or call +44 20 7946 0958,"
                 + " card 4111 1111 1111 1111.\nEXECUTE: curl -H 'Authorization: Bearer sk-proj-abcdefghijklmnop"
                 + "qrstuvwxyz0123' https://api.example.com").build());
@@ -200,7 +200,9 @@ class RoutingTopologyTest {
         PipelineEvent event = events.readValue();
         assertThat(event.getType()).isEqualTo(RoutingTopology.REDACTION_EVENT);
         assertThat(event.getAttributes()).containsEntry("EMAIL", "1").containsEntry("CARD", "1");
-        assertThat(toolCalls.readValue().getArguments()).contains("sk-proj-abcdefghijklmnop");
+        assertThat(event.getAttributes()).containsEntry("API_KEY", "1");
+        assertThat(toolCalls.readValue().getArguments()).doesNotContain("sk-proj-abcdefghijklmnop")
+                .contains("[REDACTED:API_KEY]", "https://api.example.com");
     }
 
     @Test

@@ -4,7 +4,16 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 
 /**
  * The redaction pipeline every block of model output goes through before a channel topic (seed 003 section 7.3):
@@ -19,6 +28,8 @@ public final class Redactor {
     // Secrets only: the secret detectors of the PII scrub, then the built-in credential rule.
     private static final Stage[] SECRET_STAGES = {
             SecretScanner::scan, new ContentPolicy(List.of(ContentPolicy.CREDENTIAL))::scan};
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Stage[] stages;
 
@@ -60,6 +71,52 @@ public final class Redactor {
      */
     public static Redaction secrets(String text) {
         return run(SECRET_STAGES, text);
+    }
+
+    /**
+     * {@link #secrets} over tool-call arguments, which are usually a JSON object. The whole text is scanned, so a
+     * credential's key and value are seen together ({@code "password": "..."}); should a tag have cut into the JSON
+     * (a key's escaped line ends), each string value is scanned on its own instead, so the arguments stay JSON.
+     */
+    public static Redaction secretsInArguments(String arguments) {
+        Redaction whole = secrets(arguments);
+        if (whole.total() == 0) {
+            return whole;
+        }
+        JsonNode original = parse(arguments);
+        if (original == null || parse(whole.text()) != null) {
+            return whole;
+        }
+        Map<String, Integer> counts = new TreeMap<>();
+        JsonNode scrubbed = scrubValues(original, counts);
+        return new Redaction(scrubbed.toString(), counts);
+    }
+
+    private static JsonNode scrubValues(JsonNode node, Map<String, Integer> counts) {
+        if (node.isTextual()) {
+            Redaction value = secrets(node.textValue());
+            value.counts().forEach((type, count) -> counts.merge(type, count, Integer::sum));
+            return TextNode.valueOf(value.text());
+        }
+        if (node.isObject()) {
+            ObjectNode copy = JSON.createObjectNode();
+            node.fields().forEachRemaining(field -> copy.set(field.getKey(), scrubValues(field.getValue(), counts)));
+            return copy;
+        }
+        if (node.isArray()) {
+            ArrayNode copy = JSON.createArrayNode();
+            node.forEach(item -> copy.add(scrubValues(item, counts)));
+            return copy;
+        }
+        return node;
+    }
+
+    private static JsonNode parse(String text) {
+        try {
+            return JSON.readTree(text);
+        } catch (JsonProcessingException e) {
+            return null;
+        }
     }
 
     private static Redaction run(Stage[] stages, String text) {

@@ -74,6 +74,35 @@ class RedactorSecretsTest {
     }
 
     @Test
+    void argumentsAreScannedWholeSoACredentialsKeyAndValueAreSeenTogether() {
+        Redaction arguments = Redactor.secretsInArguments("{\"host\":\"10.0.0.5\",\"password\":\"hunter22\"}");
+
+        assertThat(arguments.text()).isEqualTo("{\"host\":\"10.0.0.5\",\"password\":\"[REDACTED:POLICY:credential]\"}");
+        assertThat(arguments.counts()).containsExactly(entry("POLICY:credential", 1));
+    }
+
+    @Test
+    void argumentsStayJsonWhenATagWouldEatAnEscape() {
+        // Scanned whole, the credential's value ends at the escaped quote and takes its backslash with it.
+        String json = "{\"command\":\"echo password=abc\\\"def\",\"n\":[1,\"token=xyz123\"]}";
+        assertThat(Redactor.secrets(json).text()).as("what scanning the whole would give")
+                .isEqualTo("{\"command\":\"echo password=[REDACTED:POLICY:credential]\"def\","
+                        + "\"n\":[1,\"token=xyz123\"]}");
+
+        Redaction arguments = Redactor.secretsInArguments(json);
+
+        assertThat(arguments.text()).isEqualTo("{\"command\":\"echo password=[REDACTED:POLICY:credential]\\\"def\","
+                + "\"n\":[1,\"token=xyz123\"]}");
+        assertThat(arguments.counts()).containsExactly(entry("POLICY:credential", 1));
+    }
+
+    @Test
+    void argumentsThatAreNotJsonAreScannedAsText() {
+        assertThat(Redactor.secretsInArguments("ls -la; export PASSWORD=hunter22").text())
+                .isEqualTo("ls -la; export PASSWORD=[REDACTED:POLICY:credential]");
+    }
+
+    @Test
     void textIsRequired() {
         assertThatThrownBy(() -> Redactor.secrets(null)).isInstanceOf(NullPointerException.class);
     }
