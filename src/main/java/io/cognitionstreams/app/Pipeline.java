@@ -30,7 +30,7 @@ import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.routing.DestinationMatrix;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.routing.RoutingTopology;
-import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.timetravel.AutoFixPolicy;
 import io.cognitionstreams.timetravel.StageContracts;
 import io.cognitionstreams.timetravel.TimeTravelTopology;

@@ -8,8 +8,8 @@ import java.util.TreeMap;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
-import io.cognitionstreams.routing.redaction.Redaction;
-import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.redaction.Redaction;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.RoutedBlock;

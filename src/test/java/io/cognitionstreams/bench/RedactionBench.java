@@ -14,8 +14,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import io.cognitionstreams.routing.redaction.Redaction;
-import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.redaction.Redaction;
+import io.cognitionstreams.redaction.Redactor;
 
 /**
  * {@link Redactor#redact} of one 4 KB block, in microseconds per block:

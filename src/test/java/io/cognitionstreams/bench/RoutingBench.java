@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.cognitionstreams.routing.DestinationMatrix;
 import io.cognitionstreams.routing.OutputRouter;
-import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.LlmOutput;
 
 /**

@@ -39,7 +39,7 @@ import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.cli.CognitionCli;
 import io.cognitionstreams.routing.Channel;
-import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;

@@ -29,7 +29,7 @@ import io.cognitionstreams.app.StreamsSettings;
 import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.cli.CognitionCli;
-import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.SessionAction;

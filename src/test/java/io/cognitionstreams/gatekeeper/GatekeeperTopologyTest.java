@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.routing.OutputRouter;
-import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.GatekeeperDenial;

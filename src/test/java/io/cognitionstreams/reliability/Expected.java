@@ -8,7 +8,7 @@ import io.cognitionstreams.model.ReplayModel;
 import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.routing.DestinationMatrix;
 import io.cognitionstreams.routing.OutputRouter;
-import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.testing.Records;
 

@@ -12,7 +12,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-import io.cognitionstreams.routing.redaction.Redactor;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.testing.Records;
