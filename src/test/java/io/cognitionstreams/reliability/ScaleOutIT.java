@@ -61,7 +61,7 @@ class ScaleOutIT {
             ledger.awaitComplete(Traffic.prompts(Workload.NO_MEMORY, run, firstTurns), TIMEOUT);
 
             Map<String, Set<String>> firstTasks = first.activeTasks();
-            Map<String, Set<String>> allTasks = union(firstTasks, second.activeTasks());
+            Map<String, Set<String>> allTasks = allTasks(topics);
             assertThat(firstTasks.get(AssemblyTopology.NAME)).as("the first instance's share").isNotEmpty();
             assertThat(second.activeTasks().get(AssemblyTopology.NAME)).as("the second's share").isNotEmpty();
 
@@ -124,11 +124,24 @@ class ScaleOutIT {
                 seen -> seen.size() >= SESSIONS, TIMEOUT);
     }
 
-    private static Map<String, Set<String>> union(Map<String, Set<String>> a, Map<String, Set<String>> b) {
-        Map<String, Set<String>> union = new HashMap<>();
-        a.forEach((capability, tasks) -> union.computeIfAbsent(capability, c -> new TreeSet<>()).addAll(tasks));
-        b.forEach((capability, tasks) -> union.computeIfAbsent(capability, c -> new TreeSet<>()).addAll(tasks));
-        return union;
+    /**
+     * Every task of every capability: each sub-topology on each partition. Worked out from the topologies, not read
+     * off the two instances, which may be between two rebalances of one capability when asked.
+     */
+    private static Map<String, Set<String>> allTasks(Topics topics) {
+        Map<String, Set<String>> all = new HashMap<>();
+        Pipeline.Parts parts = Pipeline.Parts.defaults();
+        for (String capability : Pipeline.capabilities(parts).keySet()) {
+            Set<String> tasks = new TreeSet<>();
+            for (TopologyDescription.Subtopology sub : Pipeline.topology(capability, topics, parts).describe()
+                    .subtopologies()) {
+                for (int partition = 0; partition < PARTITIONS; partition++) {
+                    tasks.add(sub.id() + "_" + partition);
+                }
+            }
+            all.put(capability, tasks);
+        }
+        return all;
     }
 
     private static void awaitTasks(CognitionRuntime runtime, Map<String, Set<String>> tasks) throws Exception {
