@@ -17,11 +17,11 @@ import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.health.TransactionWatch;
-import io.cognitionstreams.model.ModelClient;
-import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
+import io.cognitionstreams.prompt.ModelClient;
+import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topic;

@@ -15,7 +15,7 @@ import java.util.Map;
 import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.assembly.history.ContextPruner;
 import io.cognitionstreams.deadletter.InvalidRecordException;
-import io.cognitionstreams.model.PromptRenderer;
+import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;

@@ -30,6 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.deadletter.DeadLetters;
+import io.cognitionstreams.prompt.ModelClient;
+import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;

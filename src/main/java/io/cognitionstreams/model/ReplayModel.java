@@ -12,7 +12,9 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.cognitionstreams.assembly.history.ContextPruner;
+import io.cognitionstreams.prompt.ModelClient;
+import io.cognitionstreams.prompt.RecoveryLesson;
+
 
 /**
  * The replay model: answers from recorded transcripts kept in the repo (src/main/resources/replay), not from a
@@ -80,7 +82,7 @@ public final class ReplayModel implements ModelClient {
         String userPrompt = prompt.isEmpty() ? "" : prompt.get(prompt.size() - 1).content();
         Transcript transcript = pick(userPrompt);
         boolean retrying = prompt.stream()
-                .anyMatch(message -> message.content().startsWith(ContextPruner.LESSON_HEADER));
+                .anyMatch(message -> message.content().startsWith(RecoveryLesson.HEADER));
         if (retrying && transcript.retryOutput().isPresent()) {
             return new Completion(transcript.retryOutput().get(), "replay:" + transcript.name() + "/retry", null,
                     null);

@@ -19,11 +19,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
-import io.cognitionstreams.model.PromptRenderer;
+import io.cognitionstreams.governance.IdentityGovernance;
+import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -34,21 +34,21 @@ import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
-import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
-import io.cognitionstreams.topics.Topics;
-import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.topics.OutputLimits;
+import io.cognitionstreams.topics.Topics;
 
 class AssemblyTopologyTest {
 

@@ -19,6 +19,7 @@ import io.cognitionstreams.app.Pipeline;
 import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.deadletter.DeadLetters;
+import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;

@@ -18,7 +18,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 
-import io.cognitionstreams.model.ModelClient.PromptMessage;
+import io.cognitionstreams.prompt.ModelClient;
+import io.cognitionstreams.prompt.ModelClient.PromptMessage;
+
 
 /**
  * Against a local HTTP server that answers like a chat-completions endpoint (a test double of the HTTP API, on

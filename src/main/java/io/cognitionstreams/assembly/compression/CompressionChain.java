@@ -19,13 +19,13 @@ import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.compression.CompressionResult.Attempt;
 import io.cognitionstreams.assembly.compression.CompressionResult.Compressed;
 import io.cognitionstreams.assembly.compression.CompressionResult.TokenBudgetError;
-import io.cognitionstreams.assembly.FieldCompressor;
-import io.cognitionstreams.model.ModelClient;
-import io.cognitionstreams.model.ModelClient.Completion;
-import io.cognitionstreams.model.ModelClient.PromptMessage;
+import io.cognitionstreams.prompt.ModelClient.Completion;
+import io.cognitionstreams.prompt.ModelClient.PromptMessage;
+import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.tokens.TokenCounter;
 
 /**

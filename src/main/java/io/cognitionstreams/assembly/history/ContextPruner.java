@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
+import io.cognitionstreams.prompt.RecoveryLesson;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.tokens.TokenCounter;
@@ -49,8 +50,6 @@ import io.cognitionstreams.tokens.TokenCounter;
  */
 public final class ContextPruner {
 
-    /** First line of every recovery lesson. */
-    public static final String LESSON_HEADER = "[AUTO-FIX RECOVERY]";
     /** Longest error line quoted in a lesson: a summary, not the trace. */
     static final int MAX_ERROR_CHARS = 200;
 
@@ -137,11 +136,11 @@ public final class ContextPruner {
 
     /** A lesson is recognised by role and first line, so one written by an earlier attempt is found again. */
     public static boolean isRecoveryLesson(ChatMessage message) {
-        return message.getRole() == ChatRole.USER && message.getContent().startsWith(LESSON_HEADER + "\n");
+        return message.getRole() == ChatRole.USER && message.getContent().startsWith(RecoveryLesson.HEADER + "\n");
     }
 
     static String lessonText(String error) {
-        return LESSON_HEADER + "\n"
+        return RecoveryLesson.HEADER + "\n"
                 + "Previous attempt failed: " + abbreviate(error) + "\n"
                 + "We have rolled back to a previous checkpoint.\n"
                 + "Please analyze the error and try a different approach.";

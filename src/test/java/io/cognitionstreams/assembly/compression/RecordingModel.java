@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 
-import io.cognitionstreams.model.ModelClient;
+import io.cognitionstreams.prompt.ModelClient;
+
 
 /** In-memory stand-in for a model endpoint: answers with a fixed text, fails or hangs, and records each prompt. */
 final class RecordingModel implements ModelClient {

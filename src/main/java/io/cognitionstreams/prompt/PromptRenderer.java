@@ -1,10 +1,10 @@
-package io.cognitionstreams.model;
+package io.cognitionstreams.prompt;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import io.cognitionstreams.model.ModelClient.PromptMessage;
+import io.cognitionstreams.prompt.ModelClient.PromptMessage;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.PacketHeader;

@@ -1,4 +1,4 @@
-package io.cognitionstreams.model;
+package io.cognitionstreams.prompt;
 
 import java.util.List;
 
