@@ -7,8 +7,11 @@ import java.util.Optional;
 
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
+import io.cognitionstreams.skills.PermissionSet;
+import io.cognitionstreams.skills.SkillDefinition;
+
 /**
- * The skills global store seen as a {@link SkillRegistry}: each stored Avro skill becomes a domain {@link Skill}
+ * The skills global store seen as a {@link SkillRegistry}: each stored Avro skill becomes a domain {@link SkillDefinition}
  * whose permissions are compiled once and reused until that skill's permission list changes, so a check never
  * recompiles. The cache is keyed by the permission list itself rather than by version or timestamp: a skill
  * republished with new permissions under the same version is still seen. One instance per processor: not
@@ -27,7 +30,7 @@ final class CompiledSkills implements SkillRegistry {
     }
 
     @Override
-    public Optional<Skill> find(String name) {
+    public Optional<SkillDefinition> find(String name) {
         io.cognitionstreams.schema.Skill stored = store.get(name);
         if (stored == null) {
             compiled.remove(name);
@@ -39,7 +42,7 @@ final class CompiledSkills implements SkillRegistry {
                     PermissionSet.compile(stored.getPermissions()));
             compiled.put(name, permissions);
         }
-        return Optional.of(new Skill(stored.getName(), stored.getVersion(), stored.getDescription(), permissions.set(),
+        return Optional.of(new SkillDefinition(stored.getName(), stored.getVersion(), stored.getDescription(), permissions.set(),
                 stored.getRequiredRefs(), stored.getProtocol()));
     }
 }

@@ -6,6 +6,8 @@ import java.util.Map;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.StreamsMetrics;
 
+import io.cognitionstreams.skills.ToolNames;
+
 /**
  * Denials per skill and tool as Kafka Streams metrics, so they show in JMX beside the app's own: group
  * {@code stream-gatekeeper-metrics}, metrics {@code denied-calls-total} and {@code denied-calls-rate}, tagged

@@ -4,6 +4,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 import io.cognitionstreams.gatekeeper.Decision.Kind;
+import io.cognitionstreams.skills.SkillDefinition;
+import io.cognitionstreams.skills.ToolNames;
 
 /**
  * Decides whether a tool call may run. Deny by default; the checks, in order, stop at the first that fails:
@@ -97,12 +99,12 @@ public final class Gatekeeper {
                     + " (caller \"" + caller + "\"); only a skill, through its permissions, or the root caller may "
                     + "call tools");
         }
-        Optional<Skill> found = skills.find(skillName);
+        Optional<SkillDefinition> found = skills.find(skillName);
         if (found.isEmpty()) {
             return Decision.deny(Kind.UNKNOWN_SKILL, "identity verification failed: unknown skill \"" + skillName
                     + "\" (tool " + tool + ", caller \"" + caller + "\")");
         }
-        Skill skill = found.get();
+        SkillDefinition skill = found.get();
         if (!caller.equals(skill.name())) {
             return Decision.deny(Kind.CALLER_MISMATCH, "identity verification failed: caller \"" + caller
                     + "\" is not the active skill \"" + skill.name() + "\" (tool " + tool + "); a skill calls tools "

@@ -27,14 +27,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.redaction.Redaction;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.schema.GatekeeperDenial;
 import io.cognitionstreams.schema.GatekeeperSession;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.PipelineEvent;
-import io.cognitionstreams.redaction.Redaction;
-import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionControl;
 import io.cognitionstreams.schema.Severity;
@@ -44,6 +44,7 @@ import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.skills.SkillsStore;
+import io.cognitionstreams.skills.ToolNames;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 

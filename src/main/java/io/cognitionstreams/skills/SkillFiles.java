@@ -8,9 +8,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.cognitionstreams.gatekeeper.Permission;
-import io.cognitionstreams.gatekeeper.SkillFormatException;
-import io.cognitionstreams.gatekeeper.SkillParser;
 import io.cognitionstreams.schema.Skill;
 
 /**
@@ -26,7 +23,7 @@ public final class SkillFiles {
     /** The skills under {@code root}, by name (the topic's key), in name order. */
     public static Map<String, Skill> load(Path root, Instant now) throws IOException {
         Map<String, Skill> records = new LinkedHashMap<>();
-        for (io.cognitionstreams.gatekeeper.Skill skill : SkillParser.parseDirectory(root).values()) {
+        for (SkillDefinition skill : SkillParser.parseDirectory(root).values()) {
             // Real paths on both sides: a symbolic link inside the folder must not lead a ref out of it.
             Path directory = root.resolve(skill.name()).toRealPath();
             String source = directory.resolve("SKILL.md").toString();

@@ -4,7 +4,6 @@ import java.util.Optional;
 
 import org.apache.kafka.streams.StreamsBuilder;
 
-import io.cognitionstreams.gatekeeper.PermissionSet;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.topology.GlobalMirror;
 import io.cognitionstreams.topics.Topics;

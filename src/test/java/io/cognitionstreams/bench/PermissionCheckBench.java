@@ -20,9 +20,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.cognitionstreams.gatekeeper.Decision;
 import io.cognitionstreams.gatekeeper.Gatekeeper;
-import io.cognitionstreams.gatekeeper.PermissionSet;
-import io.cognitionstreams.gatekeeper.Skill;
 import io.cognitionstreams.gatekeeper.SkillRegistry;
+import io.cognitionstreams.skills.PermissionSet;
+import io.cognitionstreams.skills.SkillDefinition;
 
 /**
  * Permission checks per second on one thread: {@link PermissionSet#allows} with precompiled sets, over a seeded mix
@@ -63,8 +63,8 @@ public class PermissionCheckBench {
 
     @Setup
     public void setUp() {
-        Map<String, Skill> skills = new HashMap<>();
-        SKILLS.forEach((name, permissions) -> skills.put(name, new Skill(name, "1.0.0", "",
+        Map<String, SkillDefinition> skills = new HashMap<>();
+        SKILLS.forEach((name, permissions) -> skills.put(name, new SkillDefinition(name, "1.0.0", "",
                 PermissionSet.compile(permissions), List.of(), "# " + name + " protocol")));
         gatekeeper = new Gatekeeper(SkillRegistry.of(skills), Optional.empty());
         List<String> names = skills.keySet().stream().sorted().toList();

@@ -10,14 +10,16 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 import io.cognitionstreams.gatekeeper.Gatekeeper.Call;
+import io.cognitionstreams.skills.PermissionSet;
+import io.cognitionstreams.skills.SkillDefinition;
 
 class GatekeeperTest {
 
     private static final String WRITER_PROTOCOL = "# Writer protocol\n1. Read before you write.";
 
-    private static final Skill WRITER = new Skill("writer", "1.0.0", "Drafts documents",
+    private static final SkillDefinition WRITER = new SkillDefinition("writer", "1.0.0", "Drafts documents",
             PermissionSet.compile(List.of("filesystem:read", "filesystem:write")), List.of(), WRITER_PROTOCOL);
-    private static final Skill GIT = new Skill("git", "1.2.0", "Commits changes",
+    private static final SkillDefinition GIT = new SkillDefinition("git", "1.2.0", "Commits changes",
             PermissionSet.compile(List.of("git:*", "filesystem:read")), List.of(), "# Git protocol");
     private static final SkillRegistry REGISTRY = SkillRegistry.of(Map.of("writer", WRITER, "git", GIT));
 

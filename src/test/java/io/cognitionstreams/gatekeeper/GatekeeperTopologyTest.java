@@ -23,9 +23,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.routing.OutputRouter;
-import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.GatekeeperDenial;
@@ -40,6 +40,7 @@ import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.skills.ToolNames;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;

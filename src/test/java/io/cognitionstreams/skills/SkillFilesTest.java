@@ -12,8 +12,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.cognitionstreams.gatekeeper.SkillFormatException;
-import io.cognitionstreams.gatekeeper.SkillParser;
 import io.cognitionstreams.schema.Skill;
 
 class SkillFilesTest {

@@ -1,4 +1,4 @@
-package io.cognitionstreams.gatekeeper;
+package io.cognitionstreams.skills;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -47,7 +47,7 @@ public final class SkillParser {
     }
 
     /** Reads {@code file} as UTF-8 and parses it; errors name the file. */
-    public static Skill parse(Path file) throws IOException {
+    public static SkillDefinition parse(Path file) throws IOException {
         requireReadable(file);
         return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
     }
@@ -65,18 +65,18 @@ public final class SkillParser {
      * Loads every {@code <name>/SKILL.md} under {@code root}, keyed and sorted by name. Each skill's name must equal
      * its directory's name, and every directory must hold a SKILL.md: a misnamed file fails loudly, not by absence.
      */
-    public static Map<String, Skill> parseDirectory(Path root) throws IOException {
+    public static Map<String, SkillDefinition> parseDirectory(Path root) throws IOException {
         List<Path> directories;
         try (Stream<Path> entries = Files.list(root)) {
             directories = entries.filter(Files::isDirectory).sorted().toList();
         }
-        Map<String, Skill> skills = new TreeMap<>();
+        Map<String, SkillDefinition> skills = new TreeMap<>();
         for (Path directory : directories) {
             Path file = directory.resolve(SKILL_FILE);
             if (!Files.isRegularFile(file)) {
                 throw new SkillFormatException(directory.toString(), "no " + SKILL_FILE + " in this skill directory");
             }
-            Skill skill = parse(file);
+            SkillDefinition skill = parse(file);
             String expected = directory.getFileName().toString();
             if (!skill.name().equals(expected)) {
                 throw new SkillFormatException(file.toString(),
@@ -88,7 +88,7 @@ public final class SkillParser {
     }
 
     /** Parses SKILL.md text; {@code source} names it in errors. */
-    public static Skill parse(String content, String source) {
+    public static SkillDefinition parse(String content, String source) {
         String text = content.replace("\r\n", "\n");
         if (text.startsWith("\uFEFF")) {
             text = text.substring(1);
@@ -128,7 +128,7 @@ public final class SkillParser {
         } catch (IllegalArgumentException e) {
             throw new SkillFormatException(source, e.getMessage(), e);
         }
-        return new Skill(name, optionalString(front, "version", source), optionalString(front, "description", source),
+        return new SkillDefinition(name, optionalString(front, "version", source), optionalString(front, "description", source),
                 permissions, stringList(front, "required_refs", source), protocol);
     }
 

@@ -1,4 +1,4 @@
-package io.cognitionstreams.gatekeeper;
+package io.cognitionstreams.skills;
 
 import java.util.Collection;
 import java.util.Collections;

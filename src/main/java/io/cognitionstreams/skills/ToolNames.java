@@ -1,4 +1,4 @@
-package io.cognitionstreams.gatekeeper;
+package io.cognitionstreams.skills;
 
 /**
  * The shape of a tool name, shared by tool calls and permissions. A tool name is {@code service.method} (MCP) or
@@ -7,7 +7,7 @@ package io.cognitionstreams.gatekeeper;
  * ASCII letters, digits, {@code _} and {@code -}. A {@code :} may only be the first delimiter. Case matters.
  * Checked with a loop over the characters: it runs on every tool call, so no regex and no allocation.
  */
-final class ToolNames {
+public final class ToolNames {
 
     private static final boolean[] NAME_CHARS = new boolean[128];
 
@@ -26,12 +26,12 @@ final class ToolNames {
     private ToolNames() {
     }
 
-    static boolean isNameChar(char c) {
+    public static boolean isNameChar(char c) {
         return c < 128 && NAME_CHARS[c];
     }
 
     /** Index of the service/method delimiter of a well-formed tool name, or -1 if {@code tool} is not one. */
-    static int delimiter(String tool) {
+    public static int delimiter(String tool) {
         int length = tool.length();
         int delimiter = -1;
         int segmentStart = 0;
@@ -53,7 +53,7 @@ final class ToolNames {
     }
 
     /** {@code service:method} for a tool name whose delimiter sits at {@code delimiter}. */
-    static String canonical(String tool, int delimiter) {
+    public static String canonical(String tool, int delimiter) {
         return tool.charAt(delimiter) == ':' ? tool
                 : tool.substring(0, delimiter) + ':' + tool.substring(delimiter + 1);
     }

@@ -1,4 +1,4 @@
-package io.cognitionstreams.gatekeeper;
+package io.cognitionstreams.skills;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

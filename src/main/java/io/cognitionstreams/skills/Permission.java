@@ -1,4 +1,4 @@
-package io.cognitionstreams.gatekeeper;
+package io.cognitionstreams.skills;
 
 /**
  * One permission from a skill's front matter. Three forms, each with a canonical spelling:

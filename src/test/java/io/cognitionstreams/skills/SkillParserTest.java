@@ -1,4 +1,4 @@
-package io.cognitionstreams.gatekeeper;
+package io.cognitionstreams.skills;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -32,7 +32,7 @@ class SkillParserTest {
 
     @Test
     void frontMatterAndBodyBecomeASkill() {
-        Skill skill = SkillParser.parse(GIT, "git/SKILL.md");
+        SkillDefinition skill = SkillParser.parse(GIT, "git/SKILL.md");
 
         assertThat(skill.name()).isEqualTo("git");
         assertThat(skill.version()).isEqualTo("1.2.0");
@@ -44,7 +44,7 @@ class SkillParserTest {
 
     @Test
     void crlfLineEndsAndAByteOrderMarkAreAccepted() {
-        Skill skill = SkillParser.parse("\uFEFF" + GIT.replace("\n", "\r\n"), "git/SKILL.md");
+        SkillDefinition skill = SkillParser.parse("\uFEFF" + GIT.replace("\n", "\r\n"), "git/SKILL.md");
 
         assertThat(skill.name()).isEqualTo("git");
         assertThat(skill.protocol()).isEqualTo("# {{ skill.name }} protocol\n\n1. Look before you commit.");
@@ -52,7 +52,7 @@ class SkillParserTest {
 
     @Test
     void optionalKeysDefaultToEmptyAndUnknownKeysAreIgnored() {
-        Skill skill = SkillParser.parse("---\nname: idle\nlicense: MIT\npermissions:\n---\nDo nothing.\n", "idle");
+        SkillDefinition skill = SkillParser.parse("---\nname: idle\nlicense: MIT\npermissions:\n---\nDo nothing.\n", "idle");
 
         assertThat(skill.version()).isEmpty();
         assertThat(skill.description()).isEmpty();
@@ -63,14 +63,14 @@ class SkillParserTest {
 
     @Test
     void aQuotedStarAllowsEverything() {
-        Skill skill = SkillParser.parse("---\nname: admin\npermissions:\n  - \"*\"\n---\nBe careful.\n", "admin");
+        SkillDefinition skill = SkillParser.parse("---\nname: admin\npermissions:\n  - \"*\"\n---\nBe careful.\n", "admin");
 
         assertThat(skill.permissions().allows("shell.run")).isTrue();
     }
 
     @Test
     void aBodyDelimiterLaterInTheBodyIsPlainMarkdown() {
-        Skill skill = SkillParser.parse("---\nname: a\n---\nabove\n---\nbelow\n", "a");
+        SkillDefinition skill = SkillParser.parse("---\nname: a\n---\nabove\n---\nbelow\n", "a");
 
         assertThat(skill.protocol()).isEqualTo("above\n---\nbelow");
     }
@@ -193,7 +193,7 @@ class SkillParserTest {
     @Test
     void theShippedSkillsAllParse() throws IOException {
         Path root = Path.of("skills");
-        Map<String, Skill> skills = SkillParser.parseDirectory(root);
+        Map<String, SkillDefinition> skills = SkillParser.parseDirectory(root);
 
         assertThat(skills).containsOnlyKeys("git", "researcher", "shell-operator", "writer");
         assertThat(skills.get("git").permissions()).hasToString("git:*, filesystem:read");
@@ -203,7 +203,7 @@ class SkillParserTest {
         assertThat(skills.get("writer").permissions()).hasToString("filesystem:read, filesystem:write");
         assertThat(skills.values()).anySatisfy(skill ->
                 assertThat(skill.protocol()).contains("{{ skill.name }}").contains("{{ skill.version }}"));
-        for (Skill skill : skills.values()) {
+        for (SkillDefinition skill : skills.values()) {
             assertThat(skill.version()).as(skill.name()).isNotEmpty();
             assertThat(skill.description()).as(skill.name()).isNotEmpty();
             for (String ref : skill.requiredRefs()) {

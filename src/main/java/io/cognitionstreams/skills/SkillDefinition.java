@@ -1,4 +1,4 @@
-package io.cognitionstreams.gatekeeper;
+package io.cognitionstreams.skills;
 
 import java.util.List;
 import java.util.Objects;
@@ -9,10 +9,10 @@ import java.util.Objects;
  * {@code {{ skill.name }}}-style placeholders are left for whoever renders it. {@code version} and
  * {@code description} are empty when the front matter leaves them out.
  */
-public record Skill(String name, String version, String description, PermissionSet permissions,
+public record SkillDefinition(String name, String version, String description, PermissionSet permissions,
                     List<String> requiredRefs, String protocol) {
 
-    public Skill {
+    public SkillDefinition {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(version, "version");
         Objects.requireNonNull(description, "description");

@@ -1,4 +1,4 @@
-package io.cognitionstreams.gatekeeper;
+package io.cognitionstreams.skills;
 
 /** A SKILL.md that cannot be loaded; the message starts with the file (or source) it came from. */
 public final class SkillFormatException extends IllegalArgumentException {
