@@ -11,17 +11,20 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
-import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.serde.json.JsonAvro;
 import io.cognitionstreams.serde.json.JsonAvroException;
 import io.cognitionstreams.topics.Topic;
@@ -35,7 +38,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "produce", mixinStandardHelpOptions = true,
         description = {"Sends JSON lines (one record per line, see docs/json-format.md) to a topic.",
                 "Each line is checked against the topic's Avro schema; a bad line is reported with its line number "
-                        + "and path and is not sent. The key is --key, else the record's session_id or council_id."})
+                        + "and path and is not sent. The key is --key, else the record's key field for its topic "
+                        + "(below), as the app keys that topic."})
 final class ProduceCommand implements Callable<Integer> {
 
     @Mixin
@@ -132,20 +136,18 @@ final class ProduceCommand implements Callable<Integer> {
     private <V> ProducerRecord<byte[], byte[]> checkedRecord(Topic<?, V> target, String line) {
         Class<? extends SpecificRecord> type = (Class<? extends SpecificRecord>) target.valueType();
         V value = (V) JsonAvro.fromJson(line, type);
-        String recordKey = key != null ? key : keyOf((SpecificRecord) value);
+        String recordKey = key != null ? key : target.key().of(value);
         return new ProducerRecord<>(topic, recordKey == null ? null : utf8(recordKey),
                 target.valueSerde().serializer().serialize(topic, value));
     }
 
-    /** Session or council id, so a record produced here is partitioned like the app's own records. */
-    static String keyOf(SpecificRecord record) {
-        for (String field : new String[] {"session_id", "council_id"}) {
-            Schema.Field f = record.getSchema().getField(field);
-            if (f != null && record.get(f.pos()) != null) {
-                return record.get(f.pos()).toString();
-            }
+    /** The help's table of each topic's key, drawn from the topic definitions so it cannot drift from them. */
+    static void describeKeys(CommandSpec produce) {
+        List<String> footer = new ArrayList<>(List.of("", "Keys, by topic (--key overrides):"));
+        for (Topic<?, ?> topic : new Topics(AvroSerdes.forRegistry(Optional.empty())).all()) {
+            footer.add(String.format("  %-22s %s", topic.name(), topic.key().description()));
         }
-        return null;
+        produce.usageMessage().footer(footer.toArray(String[]::new));
     }
 
     private static byte[] utf8(String text) {

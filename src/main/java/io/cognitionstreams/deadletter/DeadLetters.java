@@ -21,6 +21,10 @@ public final class DeadLetters {
         return topic + "-" + partition + "@" + offset;
     }
 
+    public static String key(DeadLetter letter) {
+        return key(letter.getSourceTopic(), letter.getSourcePartition(), letter.getSourceOffset());
+    }
+
     public static DeadLetter of(ErrorKind kind, Throwable error, Origin origin, byte[] key, byte[] value,
                                 Instant now) {
         return DeadLetter.newBuilder()

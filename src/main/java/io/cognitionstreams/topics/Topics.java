@@ -12,6 +12,8 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 
+import io.cognitionstreams.assembly.IdentityGovernance;
+import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -31,6 +33,7 @@ import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.serde.AvroSerdeFactory;
+import io.cognitionstreams.timetravel.Checkpoints;
 
 /**
  * The one place that names every topic and its serdes. Names are constants so tests and docs import them; the
@@ -38,7 +41,8 @@ import io.cognitionstreams.serde.AvroSerdeFactory;
  *
  * <p>Keys are plain strings: the session id for everything that belongs to a session, so all of one session's
  * records share a partition and keep their order end to end; the council id for council traffic, so every vote of
- * a council meets its proposal in one task.
+ * a council meets its proposal in one task; the entity's own id on compacted topics. Each topic states its key
+ * ({@link TopicKey}) here and nowhere else.
  */
 public final class Topics {
 
@@ -60,6 +64,11 @@ public final class Topics {
     public static final String COGNITION_EVENTS = "cognition.events";
     public static final String COGNITION_DLQ = "cognition.dlq";
     public static final String CHANNEL_PREFIX = "channel.";
+
+    private static final String SESSION = "session_id";
+    private static final String COUNCIL = "council_id";
+    private static final Map<String, String> COMPACTED =
+            Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
 
     public static String channelTopic(Channel channel) {
         return CHANNEL_PREFIX + channel.id();
@@ -88,54 +97,58 @@ public final class Topics {
 
     public Topics(AvroSerdeFactory avro) {
         this.avro = avro;
-        requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(),
+        requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(), SESSION,
                 "agents, `cognition produce`, AutoFix retries, `cognition replay`/`fork` -> assembly, time travel");
-        packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(),
+        packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(), SESSION,
                 "assembly -> model worker, time travel (checkpoints)");
-        llmOutputs = add(LLM_OUTPUTS, LlmOutput.class, Map.of(),
+        llmOutputs = add(LLM_OUTPUTS, LlmOutput.class, Map.of(), SESSION,
                 "model worker -> marker routing, assembly (history), time travel (stage contracts)");
-        toolCalls = add(TOOL_CALLS, ToolCall.class, Map.of(),
+        toolCalls = add(TOOL_CALLS, ToolCall.class, Map.of(), SESSION,
                 "marker routing (EXECUTE) and agents -> gatekeeper");
-        toolDecisions = add(TOOL_DECISIONS, ToolDecision.class, Map.of(),
+        // The gatekeeper answers a call under the call's own key.
+        toolDecisions = add(TOOL_DECISIONS, ToolDecision.class, Map.of(), "call." + SESSION,
                 "gatekeeper -> tool executors, assembly (re-anchoring)");
-        toolOutcomes = add(TOOL_OUTCOMES, ToolResult.class, Map.of(),
+        toolOutcomes = add(TOOL_OUTCOMES, ToolResult.class, Map.of(), SESSION,
                 "tool executors -> gatekeeper (cognitive-load warnings)");
-        toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(),
+        toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(), SESSION,
                 "gatekeeper (outcomes, with a warning when the session is overloaded) -> agents");
-        sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(),
+        sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(), SESSION,
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
-        councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(),
+        councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(), COUNCIL,
                 "council roles, routing and AutoFix escalations, the council's clock ticks and escalations -> council, Prime");
-        councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(),
+        councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(), COUNCIL,
                 "council -> agents");
-        councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(),
+        councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(), COUNCIL,
                 "council -> monitoring");
-        checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class,
-                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+        checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class, COMPACTED,
+                new TopicKey<>("session_id/sequence (sequence as 10 digits)", Checkpoints::key),
                 "time travel -> `cognition checkpoints`, `replay`, `fork`");
-        skills = add(COGNITION_SKILLS, Skill.class,
-                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+        skills = add(COGNITION_SKILLS, Skill.class, COMPACTED, "name",
                 "`cognition skills load` -> assembly, gatekeeper (global tables)");
-        identity = add(COGNITION_IDENTITY, Identity.class,
-                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+        identity = add(COGNITION_IDENTITY, Identity.class, COMPACTED, TopicKey.fixed(IdentityGovernance.KEY),
                 "`cognition identity set` (governance only) -> assembly (global table)");
-        memory = add(COGNITION_MEMORY, MemoryEntry.class,
-                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+        memory = add(COGNITION_MEMORY, MemoryEntry.class, COMPACTED, "block_id",
                 "assembly (embeds channel.memory) -> assembly's episodic memory (global store)");
-        events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(),
+        events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(), SESSION,
                 "every topology -> monitoring");
         deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),
+                new TopicKey<>("source_topic-source_partition@source_offset", DeadLetters::key),
                 "every topology and the model worker -> operators");
         for (Channel channel : Channel.values()) {
             String producer = channel == Channel.SHELL ? "gatekeeper (approved shell calls only)" : "marker routing";
-            channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(),
+            channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(), SESSION,
                     producer + " -> " + channel.id() + " consumers"));
         }
     }
 
     private <V extends SpecificRecord> Topic<String, V> add(String name, Class<V> type, Map<String, String> configs,
-                                                             String role) {
-        Topic<String, V> topic = new Topic<>(name, Serdes.String(), avro.serde(type), type, configs, role);
+                                                             String keyField, String role) {
+        return add(name, type, configs, TopicKey.field(type, keyField), role);
+    }
+
+    private <V extends SpecificRecord> Topic<String, V> add(String name, Class<V> type, Map<String, String> configs,
+                                                             TopicKey<V> key, String role) {
+        Topic<String, V> topic = new Topic<>(name, Serdes.String(), avro.serde(type), type, configs, key, role);
         all.add(topic);
         return topic;
     }
