@@ -1,10 +1,12 @@
 package io.cognitionstreams.serde.json;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -73,8 +75,20 @@ import io.cognitionstreams.serde.TrustedPackages;
  */
 public final class JsonAvro {
 
+    /**
+     * What a hostile line can make the parser hold or recurse into (docs/json-format.md states them). Jackson
+     * 2.21's defaults, pinned so an upgrade cannot move them silently.
+     */
+    private static final StreamReadConstraints LIMITS =
+            StreamReadConstraints.builder()
+                    .maxNestingDepth(1_000)
+                    .maxStringLength(20_000_000)
+                    .maxNumberLength(1_000)
+                    .maxNameLength(50_000)
+                    .build();
+
     private static final JsonMapper MAPPER =
-            JsonMapper.builder()
+            JsonMapper.builder(JsonFactory.builder().streamReadConstraints(LIMITS).build())
                     .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                     // Non-integral numbers stay doubles (DoubleNode), not BigDecimal: BigDecimal has no -0.0.
                     .build();
