@@ -1,8 +1,5 @@
 package io.cognitionstreams.cli;
 
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -12,17 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.serde.json.JsonAvro;
@@ -38,8 +31,10 @@ import picocli.CommandLine.Spec;
 @Command(name = "produce", mixinStandardHelpOptions = true,
         description = {"Sends JSON lines (one record per line, see docs/json-format.md) to a topic.",
                 "Each line is checked against the topic's Avro schema; a bad line is reported with its line number "
-                        + "and path and is not sent. The key is --key, else the record's key field for its topic "
-                        + "(below), as the app keys that topic."})
+                        + "and JSON path and is not sent, the others are. Blank lines are skipped. Records go out in "
+                        + "batches without waiting for each, in order within a partition; the first one the cluster "
+                        + "refuses stops the command, which names its line and the reason.",
+                "The key is --key, else the record's key field for its topic (below), as the app keys that topic."})
 final class ProduceCommand implements Callable<Integer> {
 
     @Mixin
@@ -57,9 +52,18 @@ final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--key", description = "Key for every record.")
     String key;
 
-    @Option(names = "--raw", description = "Send each line's bytes as they are, unchecked (for testing the "
-            + "dead-letter path).")
+    @Option(names = "--raw", description = "Send each line's bytes as they are, unchecked, an empty line as an "
+            + "empty value (for testing the dead-letter path).")
     boolean raw;
+
+    @Option(names = "--max-line-bytes", paramLabel = "N", description = "Refuse a line longer than N bytes, "
+            + "without holding more than N bytes of it (default: the topic's max.message.bytes on the cluster, "
+            + "1 MiB for a topic not there yet).")
+    Integer maxLineBytes;
+
+    @Option(names = "--progress", negatable = true, description = "Print progress on standard error every second "
+            + "(default: only on a terminal).")
+    Boolean progress;
 
     @Override
     public Integer call() throws Exception {
@@ -71,56 +75,83 @@ final class ProduceCommand implements Callable<Integer> {
                     + "unchecked bytes to any topic)");
             return 2;
         }
-        int sent = 0;
-        int rejected = 0;
-        // Lines are read as bytes: a reader would either stop at the first invalid UTF-8 (a file) or replace it
-        // silently (stdin), and --raw must send the bytes exactly as given.
-        try (InputStream input = new BufferedInputStream(file != null ? Files.newInputStream(file) : System.in);
-             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapOrLocal(),
-                     ProducerConfig.ACKS_CONFIG, "all",
-                     ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),
-                     new ByteArraySerializer(), new ByteArraySerializer())) {
-            byte[] line;
-            int number = 0;
-            while ((line = readLine(input)) != null) {
-                number++;
-                if (new String(line, StandardCharsets.ISO_8859_1).isBlank()) {
-                    continue;
-                }
-                ProducerRecord<byte[], byte[]> record;
-                try {
-                    record = raw ? rawRecord(line) : checkedRecord(target, strictUtf8(line));
-                } catch (JsonAvroException e) {
-                    err.printf("line %d: %s%n", number, e.getMessage());
-                    rejected++;
-                    continue;
-                }
-                producer.send(record).get();
-                sent++;
-            }
+        if (maxLineBytes != null && maxLineBytes < 1) {
+            err.println("error: --max-line-bytes must be at least 1");
+            return 2;
         }
-        err.printf("sent %d record%s to %s%s%n", sent, sent == 1 ? "" : "s", topic,
-                rejected == 0 ? "" : ", rejected " + rejected + " bad line" + (rejected == 1 ? "" : "s"));
-        return rejected == 0 ? 0 : 1;
+        long started = System.nanoTime();
+        int recordLimit = AsyncSender.recordLimit(cluster.topicConfig(topic));
+        int lineLimit = maxLineBytes != null ? maxLineBytes : recordLimit;
+        AtomicLong read = new AtomicLong();
+        long rejected = 0;
+        long blank = 0;
+        long unsent = 0;
+        try (InputStream input = file != null ? Files.newInputStream(file) : System.in;
+             AsyncSender sender = new AsyncSender(cluster.clientConfig(), recordLimit)) {
+            try (Progress shown = new Progress(progress != null ? progress : System.console() != null, err,
+                    read::get, sender)) {
+                LineReader lines = new LineReader(input, lineLimit);
+                for (LineReader.Line line = lines.next(); line != null; line = lines.next()) {
+                    long number = read.incrementAndGet();
+                    if (sender.failed()) {
+                        unsent = number;
+                        break;
+                    }
+                    if (line.oversized()) {
+                        err.printf("line %d: $: the line is %,d bytes, over the limit of %,d (--max-line-bytes); "
+                                + "it was not read%n", number, line.size(), lineLimit);
+                        rejected++;
+                        continue;
+                    }
+                    if (!raw && blank(line.bytes())) {
+                        blank++;
+                        continue;
+                    }
+                    ProducerRecord<byte[], byte[]> record;
+                    try {
+                        record = raw ? rawRecord(line.bytes()) : checkedRecord(target, strictUtf8(line.bytes()));
+                    } catch (JsonAvroException e) {
+                        err.printf("line %d: %s%n", number, e.getMessage());
+                        rejected++;
+                        continue;
+                    }
+                    // Refused here rather than by the broker, whose refusal would stop the command.
+                    if (AsyncSender.batchBytes(record) > recordLimit) {
+                        err.printf("line %d: $: its record is %,d bytes, over %s's max.message.bytes of %,d%n",
+                                number, AsyncSender.batchBytes(record), topic, recordLimit);
+                        rejected++;
+                        continue;
+                    }
+                    sender.send(number, record);
+                }
+                sender.flush();
+            }
+            sender.printFailures(err, number -> "line " + number);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            err.printf("sent %d record%s to %s%s%s%s in %.1f s (%,.0f records/s)%s%n", sender.acknowledged(),
+                    plural(sender.acknowledged()), topic,
+                    rejected == 0 ? "" : ", rejected " + rejected + " bad line" + plural(rejected),
+                    blank == 0 ? "" : ", skipped " + blank + " blank line" + plural(blank),
+                    sender.failed() ? ", " + sender.failureCount() + " not sent" : "",
+                    seconds, sender.acknowledged() / seconds,
+                    unsent == 0 ? "" : "; stopped at the first failure, so line " + unsent
+                            + " and the lines after it were not sent");
+            return rejected == 0 && !sender.failed() ? 0 : 1;
+        }
     }
 
     private ProducerRecord<byte[], byte[]> rawRecord(byte[] line) {
         return new ProducerRecord<>(topic, key == null ? null : utf8(key), line);
     }
 
-    /** One line without its LF or CRLF; null at the end of the input. */
-    static byte[] readLine(InputStream input) throws IOException {
-        ByteArrayOutputStream line = new ByteArrayOutputStream();
-        int b;
-        while ((b = input.read()) != -1 && b != '\n') {
-            line.write(b);
+    /** Empty, or JSON whitespace alone: no record, as NDJSON readers may skip it (docs/json-format.md). */
+    private static boolean blank(byte[] line) {
+        for (byte b : line) {
+            if (b != ' ' && b != '\t' && b != '\r') {
+                return false;
+            }
         }
-        if (b == -1 && line.size() == 0) {
-            return null;
-        }
-        byte[] bytes = line.toByteArray();
-        return bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? Arrays.copyOf(bytes, bytes.length - 1) : bytes;
+        return true;
     }
 
     private static String strictUtf8(byte[] line) {
@@ -148,6 +179,10 @@ final class ProduceCommand implements Callable<Integer> {
             footer.add(String.format("  %-22s %s", topic.name(), topic.key().description()));
         }
         produce.usageMessage().footer(footer.toArray(String[]::new));
+    }
+
+    private static String plural(long count) {
+        return count == 1 ? "" : "s";
     }
 
     private static byte[] utf8(String text) {
