@@ -29,7 +29,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "produce", mixinStandardHelpOptions = true,
-        description = {"Sends JSON lines (one record per line, see docs/json-format.md) to a topic.",
+        description = {"Sends JSON lines (one record per line, see docs/json-format.md) to a topic, or deletes keys "
+                + "from a compacted topic (--tombstone).",
                 "Each line is checked against the topic's Avro schema; a bad line is reported with its line number "
                         + "and JSON path and is not sent, the others are. Blank lines are skipped. Records go out in "
                         + "batches without waiting for each, in order within a partition; the first one the cluster "
@@ -56,6 +57,10 @@ final class ProduceCommand implements Callable<Integer> {
             + "empty value (for testing the dead-letter path).")
     boolean raw;
 
+    @Option(names = "--tombstone", paramLabel = "KEY", description = "Delete KEY from a compacted topic: write it "
+            + "with a null value. Repeatable; no input is read.")
+    List<String> tombstones;
+
     @Option(names = "--max-line-bytes", paramLabel = "N", description = "Refuse a line longer than N bytes, "
             + "without holding more than N bytes of it (default: the topic's max.message.bytes on the cluster, "
             + "1 MiB for a topic not there yet).")
@@ -70,6 +75,18 @@ final class ProduceCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Topics topics = cluster.topics();
         Topic<?, ?> target = topics.byName(topic).orElse(null);
+        if (tombstones != null) {
+            if (file != null || key != null || raw) {
+                err.println("error: --tombstone takes its keys from the command line; it goes with neither "
+                        + "--file, --key nor --raw");
+                return 2;
+            }
+            if (target == null) {
+                err.println("error: unknown topic " + topic + "; `cognition topics` lists them");
+                return 2;
+            }
+            return Tombstones.write(cluster, topics, target, tombstones, err);
+        }
         if (target == null && !raw) {
             err.println("error: unknown topic " + topic + "; `cognition topics` lists them (use --raw to send "
                     + "unchecked bytes to any topic)");
@@ -185,7 +202,7 @@ final class ProduceCommand implements Callable<Integer> {
         return count == 1 ? "" : "s";
     }
 
-    private static byte[] utf8(String text) {
+    static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 }
