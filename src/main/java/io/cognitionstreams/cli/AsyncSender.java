@@ -24,12 +24,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 final class AsyncSender implements AutoCloseable {
 
-    private final KafkaProducer<byte[], byte[]> producer;
-    private final AtomicLong sent = new AtomicLong();
-    private final AtomicLong acknowledged = new AtomicLong();
-    /** Why each failed record failed, by the caller's position for it (a line number, say). */
-    private final ConcurrentSkipListMap<Long, String> failures = new ConcurrentSkipListMap<>();
-
     /**
      * The broker's default message.max.bytes (1 MiB and 12 bytes), rounded down: the record limit of a topic that
      * does not exist yet, which auto-creation will give it.
@@ -42,6 +36,12 @@ final class AsyncSender implements AutoCloseable {
      */
     static final int RECORD_OVERHEAD = 93;
 
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong acknowledged = new AtomicLong();
+    /** Why each failed record failed, by the caller's position for it (a line number, say). */
+    private final ConcurrentSkipListMap<Long, String> failures = new ConcurrentSkipListMap<>();
+
     /** @param recordLimit the topic's max.message.bytes: the largest record batch its broker accepts */
     AsyncSender(Map<String, Object> clientConfig, int recordLimit) {
         Map<String, Object> config = new HashMap<>(clientConfig);
@@ -49,9 +49,9 @@ final class AsyncSender implements AutoCloseable {
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
         config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Math.max(recordLimit, DEFAULT_RECORD_LIMIT));
-        // Fuller batches than the defaults (5 ms, 16 KiB), measured in docs/benchmarks.md; never over the topic's
-        // limit, because the producer splits a refused batch into batches of batch.size and retries those
-        // forever if they are still too large.
+        // Fuller batches than the defaults (5 ms, 16 KiB): a file is read faster than a broker takes requests.
+        // Never over the topic's limit, because the producer splits a refused batch into batches of batch.size
+        // and retries those for ever if they are still too large.
         config.put(ProducerConfig.LINGER_MS_CONFIG, 20);
         config.put(ProducerConfig.BATCH_SIZE_CONFIG, Math.min(64 * 1024, recordLimit));
         producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
