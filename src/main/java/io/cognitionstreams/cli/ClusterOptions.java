@@ -1,10 +1,17 @@
 package io.cognitionstreams.cli;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.topics.Topics;
@@ -38,6 +45,20 @@ final class ClusterOptions {
         Map<String, Object> config = new HashMap<>();
         config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapOrLocal());
         return config;
+    }
+
+    /** A topic's configuration on the cluster, or empty when the cluster has no such topic. */
+    Optional<Config> topicConfig(String topic) throws Exception {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        try (Admin admin = Admin.create(clientConfig())) {
+            return Optional.of(admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
+                    .get(resource));
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return Optional.empty();
+            }
+            throw e;
+        }
     }
 
     Topics topics() {

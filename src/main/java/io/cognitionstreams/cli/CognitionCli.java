@@ -20,6 +20,7 @@ public final class CognitionCli {
     public static CommandLine commandLine() {
         CommandLine commandLine = new CommandLine(new CognitionCli());
         commandLine.registerConverter(java.time.Duration.class, new DurationConverter());
+        ProduceCommand.describeKeys(commandLine.getSubcommands().get("produce").getCommandSpec());
         commandLine.setExecutionExceptionHandler((error, cmd, parsed) -> {
             cmd.getErr().println("error: " + rootMessage(error));
             return 2;

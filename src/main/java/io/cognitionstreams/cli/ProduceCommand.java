@@ -1,8 +1,5 @@
 package io.cognitionstreams.cli;
 
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -11,17 +8,16 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.serde.json.JsonAvro;
 import io.cognitionstreams.serde.json.JsonAvroException;
 import io.cognitionstreams.topics.Topic;
@@ -33,9 +29,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "produce", mixinStandardHelpOptions = true,
-        description = {"Sends JSON lines (one record per line, see docs/json-format.md) to a topic.",
+        description = {"Sends JSON lines (one record per line, see docs/json-format.md) to a topic, or deletes keys "
+                + "from a compacted topic (--tombstone).",
                 "Each line is checked against the topic's Avro schema; a bad line is reported with its line number "
-                        + "and path and is not sent. The key is --key, else the record's session_id or council_id."})
+                        + "and JSON path and is not sent, the others are. Blank lines are skipped. Records go out in "
+                        + "batches without waiting for each, in order within a partition; the first one the cluster "
+                        + "refuses stops the command, which names its line and the reason.",
+                "The key is --key, else the record's key field for its topic (below), as the app keys that topic."})
 final class ProduceCommand implements Callable<Integer> {
 
     @Mixin
@@ -53,73 +53,129 @@ final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--key", description = "Key for every record.")
     String key;
 
-    @Option(names = "--raw", description = "Send each line's bytes as they are, unchecked (for testing the "
-            + "dead-letter path).")
+    @Option(names = "--raw", description = "Send each line's bytes as they are, unchecked, an empty line as an "
+            + "empty value (for testing the dead-letter path).")
     boolean raw;
+
+    @Option(names = "--tombstone", paramLabel = "KEY", description = "Delete KEY from a compacted topic: write it "
+            + "with a null value. Repeatable; no input is read.")
+    List<String> tombstones;
+
+    @Option(names = "--max-line-bytes", paramLabel = "N", description = "Refuse a line longer than N bytes, "
+            + "without holding more than N bytes of it (default: the topic's max.message.bytes on the cluster, "
+            + "1 MiB for a topic not there yet).")
+    Integer maxLineBytes;
+
+    @Option(names = "--progress", negatable = true, description = "Print progress on standard error every second "
+            + "(default: only on a terminal).")
+    Boolean progress;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         Topics topics = cluster.topics();
         Topic<?, ?> target = topics.byName(topic).orElse(null);
+        if (tombstones != null) {
+            if (file != null || key != null || raw) {
+                err.println("error: --tombstone takes its keys from the command line; it goes with neither "
+                        + "--file, --key nor --raw");
+                return 2;
+            }
+            if (target == null) {
+                err.println("error: unknown topic " + topic + "; `cognition topics` lists them");
+                return 2;
+            }
+            return Tombstones.write(cluster, topics, target, tombstones, err);
+        }
         if (target == null && !raw) {
             err.println("error: unknown topic " + topic + "; `cognition topics` lists them (use --raw to send "
                     + "unchecked bytes to any topic)");
             return 2;
         }
-        int sent = 0;
-        int rejected = 0;
-        // Lines are read as bytes: a reader would either stop at the first invalid UTF-8 (a file) or replace it
-        // silently (stdin), and --raw must send the bytes exactly as given.
-        try (InputStream input = new BufferedInputStream(file != null ? Files.newInputStream(file) : System.in);
-             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapOrLocal(),
-                     ProducerConfig.ACKS_CONFIG, "all",
-                     ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),
-                     new ByteArraySerializer(), new ByteArraySerializer())) {
-            byte[] line;
-            int number = 0;
-            while ((line = readLine(input)) != null) {
-                number++;
-                if (new String(line, StandardCharsets.ISO_8859_1).isBlank()) {
-                    continue;
-                }
-                ProducerRecord<byte[], byte[]> record;
-                try {
-                    record = raw ? rawRecord(line) : checkedRecord(target, strictUtf8(line));
-                } catch (JsonAvroException e) {
-                    err.printf("line %d: %s%n", number, e.getMessage());
-                    rejected++;
-                    continue;
-                }
-                producer.send(record).get();
-                sent++;
-            }
+        if (maxLineBytes != null && maxLineBytes < 1) {
+            err.println("error: --max-line-bytes must be at least 1");
+            return 2;
         }
-        err.printf("sent %d record%s to %s%s%n", sent, sent == 1 ? "" : "s", topic,
-                rejected == 0 ? "" : ", rejected " + rejected + " bad line" + (rejected == 1 ? "" : "s"));
-        return rejected == 0 ? 0 : 1;
+        long started = System.nanoTime();
+        int recordLimit = AsyncSender.recordLimit(cluster.topicConfig(topic));
+        int lineLimit = maxLineBytes != null ? maxLineBytes : recordLimit;
+        AtomicLong read = new AtomicLong();
+        long rejected = 0;
+        long blank = 0;
+        long unsent = 0;
+        try (InputStream input = file != null ? Files.newInputStream(file) : System.in;
+             AsyncSender sender = new AsyncSender(cluster.clientConfig(), recordLimit)) {
+            try (Progress shown = new Progress(progress != null ? progress : System.console() != null, err,
+                    read::get, sender)) {
+                LineReader lines = new LineReader(input, lineLimit);
+                for (LineReader.Line line = lines.next(); line != null; line = lines.next()) {
+                    long number = read.incrementAndGet();
+                    if (sender.failed()) {
+                        unsent = number;
+                        break;
+                    }
+                    if (line.oversized()) {
+                        err.printf("line %d: $: the line is %,d bytes, over the limit of %,d (--max-line-bytes); "
+                                + "it was not read%n", number, line.size(), lineLimit);
+                        rejected++;
+                        continue;
+                    }
+                    if (!raw && blank(line.bytes())) {
+                        blank++;
+                        continue;
+                    }
+                    ProducerRecord<byte[], byte[]> record;
+                    try {
+                        record = raw ? rawRecord(line.bytes()) : checkedRecord(target, strictUtf8(line.bytes()));
+                    } catch (JsonAvroException e) {
+                        err.printf("line %d: %s%n", number, e.getMessage());
+                        rejected++;
+                        continue;
+                    }
+                    // Refused here rather than by the broker, whose refusal would stop the command.
+                    if (AsyncSender.batchBytes(record) > recordLimit) {
+                        err.printf("line %d: $: its record is %,d bytes, over %s's max.message.bytes of %,d%n",
+                                number, AsyncSender.batchBytes(record), topic, recordLimit);
+                        rejected++;
+                        continue;
+                    }
+                    sender.send(number, record);
+                }
+                sender.flush();
+            }
+            sender.printFailures(err, number -> "line " + number);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            err.printf("sent %d record%s to %s%s%s%s in %.1f s (%,.0f records/s)%s%n", sender.acknowledged(),
+                    plural(sender.acknowledged()), topic,
+                    rejected == 0 ? "" : ", rejected " + rejected + " bad line" + plural(rejected),
+                    blank == 0 ? "" : ", skipped " + blank + " blank line" + plural(blank),
+                    sender.failed() ? ", " + sender.failureCount() + " not sent" : "",
+                    seconds, sender.acknowledged() / seconds,
+                    unsent == 0 ? "" : "; stopped at the first failure, so line " + unsent
+                            + " and the lines after it were not sent");
+            return rejected == 0 && !sender.failed() ? 0 : 1;
+        }
     }
 
     private ProducerRecord<byte[], byte[]> rawRecord(byte[] line) {
         return new ProducerRecord<>(topic, key == null ? null : utf8(key), line);
     }
 
-    /** One line without its LF or CRLF; null at the end of the input. */
-    static byte[] readLine(InputStream input) throws IOException {
-        ByteArrayOutputStream line = new ByteArrayOutputStream();
-        int b;
-        while ((b = input.read()) != -1 && b != '\n') {
-            line.write(b);
+    /** Empty, or JSON whitespace alone: no record, as NDJSON readers may skip it (docs/json-format.md). */
+    private static boolean blank(byte[] line) {
+        for (byte b : line) {
+            if (b != ' ' && b != '\t' && b != '\r') {
+                return false;
+            }
         }
-        if (b == -1 && line.size() == 0) {
-            return null;
-        }
-        byte[] bytes = line.toByteArray();
-        return bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? Arrays.copyOf(bytes, bytes.length - 1) : bytes;
+        return true;
     }
 
     private static String strictUtf8(byte[] line) {
+        if (ascii(line)) {
+            // Most lines, and a decoder costs a seventh of reading one: an ASCII byte is its own character.
+            return new String(line, StandardCharsets.US_ASCII);
+        }
         try {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(line)).toString();
@@ -128,27 +184,38 @@ final class ProduceCommand implements Callable<Integer> {
         }
     }
 
+    private static boolean ascii(byte[] line) {
+        for (byte b : line) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @SuppressWarnings("unchecked")
     private <V> ProducerRecord<byte[], byte[]> checkedRecord(Topic<?, V> target, String line) {
         Class<? extends SpecificRecord> type = (Class<? extends SpecificRecord>) target.valueType();
         V value = (V) JsonAvro.fromJson(line, type);
-        String recordKey = key != null ? key : keyOf((SpecificRecord) value);
+        String recordKey = key != null ? key : target.key().of(value);
         return new ProducerRecord<>(topic, recordKey == null ? null : utf8(recordKey),
                 target.valueSerde().serializer().serialize(topic, value));
     }
 
-    /** Session or council id, so a record produced here is partitioned like the app's own records. */
-    static String keyOf(SpecificRecord record) {
-        for (String field : new String[] {"session_id", "council_id"}) {
-            Schema.Field f = record.getSchema().getField(field);
-            if (f != null && record.get(f.pos()) != null) {
-                return record.get(f.pos()).toString();
-            }
+    /** The help's table of each topic's key, drawn from the topic definitions so it cannot drift from them. */
+    static void describeKeys(CommandSpec produce) {
+        List<String> footer = new ArrayList<>(List.of("", "Keys, by topic (--key overrides):"));
+        for (Topic<?, ?> topic : new Topics(AvroSerdes.forRegistry(Optional.empty())).all()) {
+            footer.add(String.format("  %-22s %s", topic.name(), topic.key().description()));
         }
-        return null;
+        produce.usageMessage().footer(footer.toArray(String[]::new));
     }
 
-    private static byte[] utf8(String text) {
+    private static String plural(long count) {
+        return count == 1 ? "" : "s";
+    }
+
+    static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -128,7 +128,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--skills-dir", defaultValue = "${env:COGNITION_HOME:-.}/skills", paramLabel = "DIR",
             description = "Skills loaded into cognition.skills at start, when the directory exists "
-                    + "(default: ${DEFAULT-VALUE}); `cognition skills` reloads them while running.")
+                    + "(default: ${DEFAULT-VALUE}); `cognition skills load` reloads them while running.")
     Path skillsDir;
 
     @Option(names = "--root-caller", paramLabel = "NAME",

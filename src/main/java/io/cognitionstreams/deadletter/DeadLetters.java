@@ -6,6 +6,7 @@ import java.util.Arrays;
 
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.topics.Topics;
 
 /** Builds dead letters: the reason a record was refused, where it came from, and its bytes as received. */
 public final class DeadLetters {
@@ -27,7 +28,11 @@ public final class DeadLetters {
 
     /** Key of a dead letter: its origin, so letters about one source record land together and are easy to find. */
     public static String key(String topic, int partition, long offset) {
-        return topic + "-" + partition + "@" + offset;
+        return Topics.deadLetterKey(topic, partition, offset);
+    }
+
+    public static String key(DeadLetter letter) {
+        return key(letter.getSourceTopic(), letter.getSourcePartition(), letter.getSourceOffset());
     }
 
     public static DeadLetter of(ErrorKind kind, Throwable error, Origin origin, byte[] key, byte[] value,

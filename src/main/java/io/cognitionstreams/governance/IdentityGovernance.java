@@ -7,6 +7,7 @@ import java.util.Set;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.schema.Identity;
+import io.cognitionstreams.topics.Topics;
 
 /**
  * Who may change identity (seed 003 section 3.3): the creator, Azrael, alone; or Azrael and Prime together for an
@@ -20,7 +21,7 @@ public final class IdentityGovernance {
 
     public static final String CREATOR = "azrael";
     public static final String PRIME = "prime";
-    public static final String KEY = "identity";
+    public static final String KEY = Topics.IDENTITY_KEY;
 
     private IdentityGovernance() {
     }

@@ -27,7 +27,7 @@ public final class Checkpoints {
 
     /** {@code <session>/<10-digit sequence>}: sorts by sequence, so a session's checkpoints are one range. */
     public static String key(String session, long sequence) {
-        return session + "/" + String.format("%010d", sequence);
+        return Topics.checkpointKey(session, sequence);
     }
 
     public static String key(Checkpoint checkpoint) {

@@ -2,6 +2,7 @@ package io.cognitionstreams.topics;
 
 import java.util.Map;
 
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
@@ -14,10 +15,17 @@ import org.apache.kafka.streams.kstream.Produced;
  * @param valueSerde  value serde for the record type
  * @param valueType   record class, for the CLI's JSON codec
  * @param configs     topic-level configs applied at creation (e.g. compaction)
+ * @param key         how the app keys its records, for writers outside the app (the CLI)
  * @param role        who produces it and who reads it, for humans (README table, {@code cognition topics})
  */
 public record Topic<K, V>(String name, Serde<K> keySerde, Serde<V> valueSerde, Class<V> valueType,
-                          Map<String, String> configs, String role) {
+                          Map<String, String> configs, TopicKey<V> key, String role) {
+
+    /** Whether the topic keeps the latest value per key, so a null value (a tombstone) deletes a key. */
+    public boolean compacted() {
+        return configs.getOrDefault(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE)
+                .contains(TopicConfig.CLEANUP_POLICY_COMPACT);
+    }
 
     public Consumed<K, V> consumed() {
         return Consumed.with(keySerde, valueSerde).withName("from-" + name);

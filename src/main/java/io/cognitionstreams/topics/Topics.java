@@ -37,7 +37,8 @@ import io.cognitionstreams.serde.AvroSerdeFactory;
  *
  * <p>Keys are plain strings: the session id for everything that belongs to a session, so all of one session's
  * records share a partition and keep their order end to end; the council id for council traffic, so every vote of
- * a council meets its proposal in one task.
+ * a council meets its proposal in one task; the entity's own id on compacted topics. Each topic states its key
+ * ({@link TopicKey}) here and nowhere else.
  */
 public final class Topics {
 
@@ -59,6 +60,24 @@ public final class Topics {
     public static final String COGNITION_EVENTS = "cognition.events";
     public static final String COGNITION_DLQ = "cognition.dlq";
     public static final String CHANNEL_PREFIX = "channel.";
+
+    private static final String SESSION = "session_id";
+    private static final String COUNCIL = "council_id";
+    private static final Map<String, String> COMPACTED =
+            Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+
+    /** cognition.identity holds one current value, under this key. */
+    public static final String IDENTITY_KEY = "identity";
+
+    /** A checkpoint's key: its session and its sequence, padded so a session's checkpoints sort in order. */
+    public static String checkpointKey(String session, long sequence) {
+        return session + "/" + String.format("%010d", sequence);
+    }
+
+    /** A dead letter's key: where the refused record was, so letters about one record land together. */
+    public static String deadLetterKey(String topic, int partition, long offset) {
+        return topic + "-" + partition + "@" + offset;
+    }
 
     public static String channelTopic(Channel channel) {
         return CHANNEL_PREFIX + channel.id();
@@ -98,57 +117,63 @@ public final class Topics {
     public Topics(AvroSerdeFactory avro, OutputLimits limits) {
         this.avro = avro;
         this.limits = limits;
-        requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(),
+        requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(), SESSION,
                 "agents, `cognition produce`, AutoFix retries, `cognition replay`/`fork` -> assembly, time travel");
-        packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(),
+        packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(), SESSION,
                 "assembly -> model worker, time travel (checkpoints)");
-        llmOutputs = add(LLM_OUTPUTS, LlmOutput.class, Map.of(),
+        llmOutputs = add(LLM_OUTPUTS, LlmOutput.class, Map.of(), SESSION,
                 "model worker -> marker routing, assembly (history), time travel (stage contracts)");
-        toolCalls = add(TOOL_CALLS, ToolCall.class, Map.of(),
+        toolCalls = add(TOOL_CALLS, ToolCall.class, Map.of(), SESSION,
                 "marker routing (EXECUTE) and agents -> gatekeeper");
-        toolDecisions = add(TOOL_DECISIONS, ToolDecision.class, Map.of(),
+        // The gatekeeper answers a call under the call's own key.
+        toolDecisions = add(TOOL_DECISIONS, ToolDecision.class, Map.of(), "call." + SESSION,
                 "gatekeeper -> tool executors, assembly (re-anchoring)");
-        toolOutcomes = add(TOOL_OUTCOMES, ToolResult.class, Map.of(),
+        toolOutcomes = add(TOOL_OUTCOMES, ToolResult.class, Map.of(), SESSION,
                 "tool executors -> gatekeeper (cognitive-load warnings)");
-        toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(),
+        toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(), SESSION,
                 "gatekeeper (outcomes, with a warning when the session is overloaded) -> agents");
-        sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(),
+        sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(), SESSION,
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
-        councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(),
+        councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(), COUNCIL,
                 "council roles, routing and AutoFix escalations, the council's clock ticks and escalations -> council, Prime");
-        councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(),
+        councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(), COUNCIL,
                 "council -> agents");
-        councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(),
+        councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(), COUNCIL,
                 "council -> monitoring");
-        checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class,
-                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+        checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class, COMPACTED,
+                new TopicKey<>("session_id/sequence (sequence as 10 digits)",
+                        checkpoint -> checkpointKey(checkpoint.getSessionId(), checkpoint.getSequence())),
                 "time travel -> `cognition checkpoints`, `replay`, `fork`");
-        skills = add(COGNITION_SKILLS, Skill.class,
-                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+        skills = add(COGNITION_SKILLS, Skill.class, COMPACTED, "name",
                 "`cognition skills load` -> assembly, gatekeeper (global tables), governance (audit, letters)");
-        identity = add(COGNITION_IDENTITY, Identity.class,
-                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+        identity = add(COGNITION_IDENTITY, Identity.class, COMPACTED, TopicKey.fixed(IDENTITY_KEY),
                 "`cognition identity set` (governance only) -> assembly (global table), "
                         + "governance (audit, letters)");
-        memory = add(COGNITION_MEMORY, MemoryEntry.class,
-                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT),
+        memory = add(COGNITION_MEMORY, MemoryEntry.class, COMPACTED, "block_id",
                 "assembly (embeds channel.memory) -> assembly's episodic memory (global store), "
                         + "governance (letters)");
-        events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(),
+        events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(), SESSION,
                 "every topology -> monitoring");
         deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),
+                new TopicKey<>("source_topic-source_partition@source_offset", letter -> deadLetterKey(
+                        letter.getSourceTopic(), letter.getSourcePartition(), letter.getSourceOffset())),
                 "every topology and the model worker -> operators");
         for (Channel channel : Channel.values()) {
             String producer = channel == Channel.SHELL ? "gatekeeper (approved shell calls only)" : "marker routing";
-            channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(),
+            channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(), SESSION,
                     producer + " -> " + channel.id() + " consumers"));
         }
     }
 
     private <V extends SpecificRecord> Topic<String, V> add(String name, Class<V> type, Map<String, String> configs,
-                                                             String role) {
+                                                             String keyField, String role) {
+        return add(name, type, configs, TopicKey.field(type, keyField), role);
+    }
+
+    private <V extends SpecificRecord> Topic<String, V> add(String name, Class<V> type, Map<String, String> configs,
+                                                             TopicKey<V> key, String role) {
         Topic<String, V> topic = new Topic<>(name, OutputGuard.keys(), OutputGuard.values(avro.serde(type), limits),
-                type, configs, role);
+                type, configs, key, role);
         all.add(topic);
         return topic;
     }

@@ -72,6 +72,25 @@ class ProduceTailIT {
     }
 
     @Test
+    void aCouncilMessageThatNamesItsSessionIsKeyedByItsCouncil(EmbeddedKafkaBroker broker, @TempDir Path dir)
+            throws Exception {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        Path lines = dir.resolve("council.jsonl");
+        Files.writeString(lines, "{\"msg_id\":\"hb-" + run + "\",\"council_id\":\"council-" + run + "\","
+                + "\"session_id\":\"session-" + run + "\",\"timestamp\":\"2026-11-22T10:00:00Z\","
+                + "\"sender\":\"lite\",\"role\":\"observer\",\"type\":\"HEARTBEAT\"}\n");
+
+        Cli produce = Cli.run("produce", "--topic", "council.messages", "--file", lines.toString(),
+                "--bootstrap-servers", broker.bootstrapServers());
+        assertThat(produce.exitCode()).as(produce.err()).isZero();
+
+        Cli tail = Cli.run("tail", "--topic", "council.messages", "--metadata", "--timeout", "3s",
+                "--bootstrap-servers", broker.bootstrapServers());
+        assertThat(tail.out().lines().filter(line -> line.contains("\"msg_id\":\"hb-" + run + "\"")))
+                .singleElement().asString().contains("\"key\":\"council-" + run + "\"");
+    }
+
+    @Test
     void unknownTopicsAndBadOptionsAreClearErrors() {
         Cli produce = Cli.run("produce", "--topic", "no.such.topic", "--bootstrap-servers", "127.0.0.1:1");
         assertThat(produce.exitCode()).isEqualTo(2);

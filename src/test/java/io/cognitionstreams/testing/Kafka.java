@@ -47,7 +47,7 @@ public final class Kafka {
     public static <V> List<V> readAll(String bootstrap, Topic<String, V> topic, Predicate<V> wanted) {
         List<V> matched = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = committedReader(bootstrap)) {
-            List<TopicPartition> partitions = partitions(consumer, topic);
+            List<TopicPartition> partitions = partitions(consumer, topic.name());
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
@@ -71,7 +71,7 @@ public final class Kafka {
                                         Predicate<List<V>> done, Duration timeout) {
         List<V> matched = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = committedReader(bootstrap)) {
-            List<TopicPartition> partitions = partitions(consumer, topic);
+            List<TopicPartition> partitions = partitions(consumer, topic.name());
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + timeout.toNanos();
@@ -91,6 +91,21 @@ public final class Kafka {
         return matched;
     }
 
+    /** Every record of {@code topic} up to its end when called, as stored: for checking keys and bytes exactly. */
+    public static List<ConsumerRecord<byte[], byte[]>> readRaw(String bootstrap, String topic) {
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = committedReader(bootstrap)) {
+            List<TopicPartition> partitions = partitions(consumer, topic);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            while (partitions.stream().anyMatch(partition -> consumer.position(partition) < ends.get(partition))) {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+        }
+        return records;
+    }
+
     private static KafkaConsumer<byte[], byte[]> committedReader(String bootstrap) {
         return new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
@@ -99,9 +114,9 @@ public final class Kafka {
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
-    private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> consumer, Topic<?, ?> topic) {
-        return consumer.partitionsFor(topic.name()).stream()
-                .map(info -> new TopicPartition(topic.name(), info.partition())).toList();
+    private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+        return consumer.partitionsFor(topic).stream()
+                .map(info -> new TopicPartition(topic, info.partition())).toList();
     }
 
     /**

@@ -483,6 +483,26 @@ class JsonAvroTest {
     // ------------------------------------------------------------------------------------------
     // Structure errors
 
+    /** The parser's limits as docs/json-format.md states them: one past each is invalid JSON. */
+    @Test
+    void nestingAndNumberLengthStopAtTheDocumentedLimits() {
+        String depth1000 = "[".repeat(999) + "]".repeat(999); // inside the top-level object: depth 1 + 999
+        assertError(MINIMAL_REQUEST.replace(j("'Hi'"), depth1000), CognitionRequest.class,
+                "$.user_prompt: expected string, got array");
+        assertThatThrownBy(() -> JsonAvro.fromJson(MINIMAL_REQUEST.replace(j("'Hi'"), "[" + depth1000 + "]"),
+                CognitionRequest.class))
+                .isInstanceOf(JsonAvroException.class)
+                .hasMessageContaining("invalid JSON: Document nesting depth (1001) exceeds the maximum allowed (1000");
+
+        String digits1000 = "1".repeat(1000);
+        assertError(MINIMAL_REQUEST.replace(j("'Hi'"), digits1000), CognitionRequest.class,
+                "$.user_prompt: expected string, got " + digits1000.substring(0, 60) + "...");
+        assertThatThrownBy(() -> JsonAvro.fromJson(MINIMAL_REQUEST.replace(j("'Hi'"), digits1000 + "1"),
+                CognitionRequest.class))
+                .isInstanceOf(JsonAvroException.class)
+                .hasMessageContaining("invalid JSON: Number value length (1001) exceeds the maximum allowed (1000");
+    }
+
     @Test
     void requiredFieldMissing() {
         assertError(MINIMAL_REQUEST.replace(j("'session_id':'sess-1',"), ""),
