@@ -48,7 +48,8 @@ public final class StreamsSettings {
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
-        // Global tables (skills, identity) must dead-letter bad records too, not stop the app.
+        // The global stores decode their own input and never throw (GlobalMirror); should one throw all the same,
+        // the handler lets the record pass rather than stop the global thread, and governance letters it.
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         // Refuses an input whose output the brokers refused, before anything of it is written (the topology must
         // be built with these properties for it to apply: Pipeline.topology does).

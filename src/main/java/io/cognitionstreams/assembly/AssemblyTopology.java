@@ -25,7 +25,7 @@ import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;

@@ -23,7 +23,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.cognitionstreams.app.Demo;
 import io.cognitionstreams.app.Settings;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.RoutedBlock;

@@ -29,7 +29,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.redaction.Redaction;
 import io.cognitionstreams.redaction.Redactor;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.schema.GatekeeperDenial;
 import io.cognitionstreams.schema.GatekeeperSession;
@@ -158,7 +158,7 @@ public final class GatekeeperTopology {
         public void init(ProcessorContext<String, SpecificRecord> context) {
             this.context = context;
             sessions = context.getStateStore(ACTIVE_SKILLS_STORE);
-            gatekeeper = new Gatekeeper(new CompiledSkills(context.getStateStore(SKILLS_STORE)),
+            gatekeeper = new Gatekeeper(new SkillRegistryStore(context.getStateStore(SKILLS_STORE)),
                     settings.rootCaller());
             drift = new DriftMetrics(context.metrics());
         }

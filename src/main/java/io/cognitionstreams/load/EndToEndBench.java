@@ -23,7 +23,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.topics.Topic;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.topics.Channel;
 
 /**
  * Which channels each kind of block goes to. The default is seed 003 section 7.2, plus choices the seed leaves open:

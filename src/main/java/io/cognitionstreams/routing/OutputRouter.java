@@ -15,6 +15,7 @@ import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.serde.Utf8;
+import io.cognitionstreams.topics.Channel;
 
 /**
  * Parses one LLM output, scrubs every block (PII, content policy, profanity) and addresses it to its channels.

@@ -14,6 +14,7 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
+import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.LlmOutput;
@@ -23,8 +24,8 @@ import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.ToolCall;
-import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.serde.Utf8;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;

@@ -11,7 +11,6 @@ import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
 
-import io.cognitionstreams.routing.Channel;
 import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;

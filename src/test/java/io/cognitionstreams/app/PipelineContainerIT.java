@@ -12,8 +12,10 @@ import org.testcontainers.kafka.KafkaContainer;
 @Testcontainers(disabledWithoutDocker = true)
 class PipelineContainerIT {
 
+    /** The broker image of the Kafka version the project builds with (pom.xml's kafka.version, passed by failsafe). */
     @Container
-    static final KafkaContainer KAFKA = new KafkaContainer("apache/kafka:4.1.0");
+    static final KafkaContainer KAFKA = new KafkaContainer("apache/kafka:"
+            + System.getProperty("kafka.version", "4.3.1"));
 
     @Test
     void requestsFlowToTheChannelsAndBadRecordsToTheDeadLetterTopic(@TempDir Path stateDir) throws Exception {

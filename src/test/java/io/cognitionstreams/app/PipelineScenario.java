@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 import io.cognitionstreams.deadletter.DeadLetters;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Marker;

@@ -24,7 +24,7 @@ import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.prompt.PromptRenderer;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;

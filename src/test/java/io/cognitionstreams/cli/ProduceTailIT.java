@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.SharedBroker;
 

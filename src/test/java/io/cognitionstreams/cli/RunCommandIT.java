@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 
 /** The README's run command, twice on one data directory: the second run finds the first run's data. */

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import io.cognitionstreams.redaction.Redactor;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.cognitionstreams.model.ReplayModel;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.routing.DestinationMatrix;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.redaction.Redactor;

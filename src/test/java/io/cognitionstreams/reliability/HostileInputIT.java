@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.governance.AuditTrail;
 import io.cognitionstreams.governance.IdentityGovernance;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.CouncilMessage;

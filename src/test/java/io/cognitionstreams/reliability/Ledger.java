@@ -17,7 +17,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.LlmOutput;

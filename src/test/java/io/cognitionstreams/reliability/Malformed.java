@@ -23,7 +23,7 @@ import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.RequestValidator;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.assembly.TaskInstructions;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.ErrorKind;

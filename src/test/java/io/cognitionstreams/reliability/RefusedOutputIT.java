@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
-import io.cognitionstreams.routing.Channel;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.RoutedBlock;

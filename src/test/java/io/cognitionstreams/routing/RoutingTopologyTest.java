@@ -30,10 +30,11 @@ import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
-import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
 

@@ -17,7 +17,7 @@ import io.cognitionstreams.skills.SkillDefinition;
  * republished with new permissions under the same version is still seen. One instance per processor: not
  * thread-safe.
  */
-final class CompiledSkills implements SkillRegistry {
+final class SkillRegistryStore implements SkillRegistry {
 
     private record Compiled(List<String> permissions, PermissionSet set) {
     }
@@ -25,7 +25,7 @@ final class CompiledSkills implements SkillRegistry {
     private final ReadOnlyKeyValueStore<String, io.cognitionstreams.schema.Skill> store;
     private final Map<String, Compiled> compiled = new HashMap<>();
 
-    CompiledSkills(ReadOnlyKeyValueStore<String, io.cognitionstreams.schema.Skill> store) {
+    SkillRegistryStore(ReadOnlyKeyValueStore<String, io.cognitionstreams.schema.Skill> store) {
         this.store = store;
     }
 

@@ -1,4 +1,4 @@
-package io.cognitionstreams.routing;
+package io.cognitionstreams.topics;
 
 import java.util.Locale;
 
