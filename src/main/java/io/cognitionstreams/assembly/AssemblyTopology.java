@@ -72,7 +72,7 @@ public final class AssemblyTopology {
                              SentenceEmbedder embedder) {
         // Skills and identity are small and read by every session: a global copy on each instance, not a join.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
-        GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance::refuse);
+        GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK);
         // Memories are searched across sessions, so every instance holds all of them; searched through an index
         // of decoded vectors the store's loader keeps, because decoding each entry per request was the bottleneck.
         MemoryIndex memoryIndex = new MemoryIndex();

@@ -44,7 +44,7 @@ public final class GovernanceTopology {
     public static void build(StreamsBuilder builder, Topics topics) {
         KStream<String, PipelineEvent> skills = audit(builder, topics.skills, SkillsStore::refuse,
                 Skill::getVersion, skill -> Optional.empty());
-        KStream<String, PipelineEvent> identity = audit(builder, topics.identity, IdentityGovernance::refuse,
+        KStream<String, PipelineEvent> identity = audit(builder, topics.identity, IdentityGovernance.CHECK,
                 version -> String.valueOf(version.getVersion()),
                 version -> Optional.of(String.join(" and ", version.getAuthors())));
         skills.merge(identity, Named.as("governance-changes"))
@@ -101,6 +101,9 @@ public final class GovernanceTopology {
             V value = record.value();
             AuditTrail.Change change;
             if (value == null) {
+                check.refuseDeletion(key).ifPresent(reason -> {
+                    throw new InvalidRecordException(reason);
+                });
                 versions.delete(key);
                 change = new AuditTrail.Change(topic, key, before, Optional.empty(), Optional.empty());
             } else {

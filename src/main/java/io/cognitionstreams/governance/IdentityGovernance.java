@@ -8,6 +8,7 @@ import java.util.Set;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.GlobalMirror;
 
 /**
  * Who may change identity (seed 003 section 3.3): the creator, Azrael, alone; or Azrael and Prime together for an
@@ -25,6 +26,14 @@ public final class IdentityGovernance {
 
     private IdentityGovernance() {
     }
+
+    /**
+     * The check of every copy of identity: a governed version may replace the current one, and nothing deletes it.
+     * A tombstone carries no authors, so it could not be governed; identity changes only by a new version.
+     */
+    public static final GlobalMirror.Check<Identity> CHECK = GlobalMirror.Check.undeletable(
+            IdentityGovernance::refuse, "identity cannot be deleted: only a new version authored by " + CREATOR
+                    + " (or " + CREATOR + " and " + PRIME + ") changes it");
 
     /** For the identity global store: why a version may not replace the current one, if it may not. */
     public static Optional<String> refuse(String key, Identity identity) {

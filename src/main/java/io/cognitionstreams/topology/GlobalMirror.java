@@ -43,8 +43,28 @@ public final class GlobalMirror {
     public interface Check<V> {
         Optional<String> refuse(String key, V value);
 
+        /** Why the record under {@code key} may not be deleted (a tombstone); by default it may. */
+        default Optional<String> refuseDeletion(String key) {
+            return Optional.empty();
+        }
+
         static <V> Check<V> none() {
             return (key, value) -> Optional.empty();
+        }
+
+        /** {@code check}, and no tombstone deletes anything: the topic always holds a current value. */
+        static <V> Check<V> undeletable(Check<V> check, String why) {
+            return new Check<>() {
+                @Override
+                public Optional<String> refuse(String key, V value) {
+                    return check.refuse(key, value);
+                }
+
+                @Override
+                public Optional<String> refuseDeletion(String key) {
+                    return Optional.of(why);
+                }
+            };
         }
     }
 
@@ -141,8 +161,13 @@ public final class GlobalMirror {
             if (key == null) {
                 skip(null, "no key");
             } else if (record.value() == null) {
-                store.delete(key);
-                listener.delete(key);
+                Optional<String> refusal = check.refuseDeletion(key);
+                if (refusal.isPresent()) {
+                    skip(key, refusal.get());
+                } else {
+                    store.delete(key);
+                    listener.delete(key);
+                }
             } else {
                 V value = values.deserialize(topic.name(), record.headers(), record.value());
                 Optional<String> refusal = check.refuse(key, value);
@@ -174,11 +199,11 @@ public final class GlobalMirror {
             if (record.key() == null) {
                 throw new InvalidRecordException("record without a key: a compacted topic's records are keyed");
             }
-            if (record.value() != null) {
-                check.refuse(record.key(), record.value()).ifPresent(reason -> {
-                    throw new InvalidRecordException(reason);
-                });
-            }
+            Optional<String> refusal = record.value() == null ? check.refuseDeletion(record.key())
+                    : check.refuse(record.key(), record.value());
+            refusal.ifPresent(reason -> {
+                throw new InvalidRecordException(reason);
+            });
         }
     }
 

@@ -90,6 +90,7 @@ class GovernanceTopologyTest {
         identity.pipeInput(IdentityGovernance.KEY, identity(3, "prime"));
         memory.pipeInput("b1", entry("b1", 383));
         memory.pipeInput("b2", entry("b1", 384));
+        identity.pipeInput(IdentityGovernance.KEY, null);
         skills.pipeInput("git", skill("git", "1.2.0"));
 
         assertThat(letters.readValuesToList())
@@ -103,7 +104,10 @@ class GovernanceTopologyTest {
                         tuple(ErrorKind.VALIDATION, Topics.COGNITION_MEMORY,
                                 "383 dimensions, all-MiniLM-L6-v2-q vectors have 384"),
                         tuple(ErrorKind.VALIDATION, Topics.COGNITION_MEMORY,
-                                "memory entry of block b1 is keyed b2; cognition.memory is keyed by block id"));
+                                "memory entry of block b1 is keyed b2; cognition.memory is keyed by block id"),
+                        tuple(ErrorKind.VALIDATION, Topics.COGNITION_IDENTITY,
+                                "identity cannot be deleted: only a new version authored by azrael (or azrael and "
+                                        + "prime) changes it"));
         assertThat(events.readValuesToList()).extracting(PipelineEvent::getMessage)
                 .containsExactly("cognition.skills git changed from version 1.0.0 to 1.2.0");
     }

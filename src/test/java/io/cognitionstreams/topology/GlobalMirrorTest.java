@@ -13,6 +13,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.governance.IdentityGovernance;
+import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.testing.Drivers;
@@ -51,6 +53,21 @@ class GlobalMirrorTest {
             assertThat(store.get("git").getVersion()).isEqualTo("1.1.0");
             skills.pipeInput("git", null);
             assertThat(store.get("git")).as("a tombstone deletes").isNull();
+        }
+    }
+
+    @Test
+    void anUndeletableTopicKeepsItsValueThroughATombstone() {
+        StreamsBuilder builder = new StreamsBuilder();
+        GlobalMirror.add(builder, topics.identity, "identity", IdentityGovernance.CHECK);
+        try (TopologyTestDriver driver = Drivers.driver(builder.build(), stateDir)) {
+            TestInputTopic<String, Identity> identity = TopicDriver.input(driver, topics.identity);
+            KeyValueStore<String, Identity> store = driver.getKeyValueStore("identity");
+            identity.pipeInput(IdentityGovernance.KEY, Identity.newBuilder().setText("Be truthful.").setVersion(2)
+                    .setAuthors(List.of("azrael")).setTimestamp(Instant.parse("2026-11-22T10:00:00Z")).build());
+            identity.pipeInput(IdentityGovernance.KEY, null);
+
+            assertThat(store.get(IdentityGovernance.KEY).getVersion()).isEqualTo(2);
         }
     }
 
