@@ -8,6 +8,7 @@ import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.topology.GlobalMirror;
 
 /**
  * Seed 002's episodic memory (RAG over past experiences): blocks routed to channel.memory are embedded once, when
@@ -55,6 +56,21 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
                 .setEmbedding(embedding)
                 .setTimestamp(block.getTimestamp())
                 .build();
+    }
+
+    /** Keeps {@code index} as the memory's global store changes, restores included. */
+    public static GlobalMirror.Listener<MemoryEntry> indexer(MemoryIndex index) {
+        return new GlobalMirror.Listener<>() {
+            @Override
+            public void put(String key, MemoryEntry entry) {
+                index(index, key, entry);
+            }
+
+            @Override
+            public void delete(String key) {
+                index.remove(key);
+            }
+        };
     }
 
     /** Adds a stored entry to the index, as the global store receives it. */

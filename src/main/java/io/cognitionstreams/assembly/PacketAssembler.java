@@ -15,6 +15,7 @@ import java.util.Map;
 import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.assembly.history.ContextPruner;
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
@@ -281,36 +282,20 @@ public final class PacketAssembler {
         attributes.put("total_tokens", String.valueOf(packet.getTotalTokens()));
         attributes.put("mtu", String.valueOf(packet.getMtu()));
         attributes.put("encoding", packet.getEncoding());
-        return PipelineEvent.newBuilder()
-                .setEventId(packet.getMeta().getPacketId() + "-assembled")
-                .setType(Events.CONTEXT_ASSEMBLED)
-                .setSeverity(Severity.INFO)
-                .setSessionId(packet.getSessionId())
-                .setRequestId(packet.getRequestId())
-                .setPacketId(packet.getMeta().getPacketId())
-                .setMessage("packet of " + packet.getTotalTokens() + "/" + packet.getMtu() + " tokens ("
-                        + packet.getEncoding() + ")")
-                .setAttributes(attributes)
-                .setTimestamp(packet.getMeta().getTimestamp())
-                .build();
+        return PipelineEvents.event(packet.getMeta().getPacketId() + "-assembled", Events.CONTEXT_ASSEMBLED,
+                Severity.INFO, PipelineEvents.Turn.of(packet), "packet of " + packet.getTotalTokens() + "/"
+                        + packet.getMtu() + " tokens (" + packet.getEncoding() + ")", attributes,
+                packet.getMeta().getTimestamp());
     }
 
     private static PipelineEvent overrun(CognitionRequest request, String packetId, String field, String method,
                                          int originalTokens, int compressedTokens, int budget) {
-        return PipelineEvent.newBuilder()
-                .setEventId(packetId + "-overrun-" + field)
-                .setType(Events.TOKEN_BUDGET_OVERRUN)
-                .setSeverity(Severity.WARN)
-                .setSessionId(request.getSessionId())
-                .setRequestId(request.getRequestId())
-                .setPacketId(packetId)
-                .setMessage(field + " over its budget of " + budget + " tokens: " + originalTokens + " compressed to "
-                        + compressedTokens + " (" + method + ")")
-                .setAttributes(new java.util.TreeMap<>(Map.of("field", field, "budget", String.valueOf(budget),
-                        "original_tokens", String.valueOf(originalTokens),
-                        "compressed_tokens", String.valueOf(compressedTokens), "method", method)))
-                .setTimestamp(request.getTimestamp())
-                .build();
+        return PipelineEvents.event(packetId + "-overrun-" + field, Events.TOKEN_BUDGET_OVERRUN, Severity.WARN,
+                PipelineEvents.Turn.of(request).withPacket(packetId), field + " over its budget of " + budget
+                        + " tokens: " + originalTokens + " compressed to " + compressedTokens + " (" + method + ")",
+                Map.of("field", field, "budget", String.valueOf(budget), "original_tokens",
+                        String.valueOf(originalTokens), "compressed_tokens", String.valueOf(compressedTokens),
+                        "method", method), request.getTimestamp());
     }
 
     /** 8 hex characters (seed 003 section 4.1.1), derived so a replayed request gets the same id. */

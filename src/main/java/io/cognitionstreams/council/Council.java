@@ -13,6 +13,9 @@ import org.apache.avro.specific.SpecificRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.redaction.Redaction;
+import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CastVote;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
@@ -22,6 +25,10 @@ import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoleState;
 import io.cognitionstreams.schema.RoleStatus;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.topics.Channel;
+import io.cognitionstreams.topics.OutputLimits;
+import io.cognitionstreams.topics.Topics;
 
 /**
  * The council protocol of seed 003 section 8 over a {@link CouncilMemory}: role liveness, proposals and votes, and
@@ -50,18 +57,48 @@ public final class Council {
 
     private static final Logger LOG = LoggerFactory.getLogger(Council.class);
 
+    /** Where a message's timestamp goes: the council stamps what a message leads to with the message's time. */
+    private static final List<String> OUTPUTS = List.of(Topics.COUNCIL_ROLES, Topics.COUNCIL_DECISIONS,
+            Topics.COUNCIL_MESSAGES, Topics.channelTopic(Channel.COUNCIL_CHAT));
+
     private final CouncilSettings settings;
+    private final Redactor redactor;
+    private final OutputLimits limits;
     private final RoleLiveness liveness;
     private final ProposalTally tally;
 
-    public Council(CouncilSettings settings) {
+    /**
+     * @param redactor scrubs what the council shows on channel.council_chat: an escalation quotes messages that can
+     *                 carry anything a model or a person wrote
+     * @param limits   the timestamps the brokers take on the council's topics
+     */
+    public Council(CouncilSettings settings, Redactor redactor, OutputLimits limits) {
         this.settings = settings;
+        this.redactor = redactor;
+        this.limits = limits;
         this.liveness = new RoleLiveness(settings.heartbeatTimeout());
         this.tally = new ProposalTally(settings);
     }
 
-    /** Handles one message that passed {@link CouncilEnvelope#requireValid}. */
-    public Result handle(CouncilMemory memory, CouncilMessage message) {
+    /**
+     * Handles one record of council.messages, keyed {@code key}, read when the wall clock says {@code now}.
+     *
+     * @throws InvalidRecordException when the envelope breaks a rule (docs/council.md) or carries a time the
+     *                                brokers would refuse on what it leads to: nothing changes then
+     */
+    public Result handle(CouncilMemory memory, String key, CouncilMessage message, Instant now) {
+        CouncilEnvelope.requireValid(key, message, settings, now);
+        for (String topic : OUTPUTS) {
+            limits.refuseTimestamp(topic, message.getTimestamp().toEpochMilli(), now.toEpochMilli())
+                    .ifPresent(reason -> {
+                        throw new InvalidRecordException("the brokers would refuse what this message leads to: "
+                                + reason);
+                    });
+        }
+        return handle(memory, message);
+    }
+
+    private Result handle(CouncilMemory memory, CouncilMessage message) {
         List<Output> out = new ArrayList<>();
         Instant clock = advance(memory, message.getCouncilId(), message.getTimestamp(), out);
         if (message.getType() == CouncilMessageType.ESCALATION) {
@@ -274,13 +311,15 @@ public final class Council {
                 .collect(Collectors.toSet());
     }
 
-    private static void escalate(CouncilMessage escalation, List<Output> out) {
+    private void escalate(CouncilMessage escalation, List<Output> out) {
         out.add(new Output(escalation.getCouncilId(), escalation, escalation.getTimestamp()));
         show(escalation, out);
     }
 
-    private static void show(CouncilMessage escalation, List<Output> out) {
-        var block = Escalations.chatBlock(escalation);
-        out.add(new Output(block.getSessionId(), block, block.getTimestamp()));
+    private void show(CouncilMessage escalation, List<Output> out) {
+        RoutedBlock block = Escalations.chatBlock(escalation);
+        Redaction scrubbed = redactor.redact(block.getText());
+        out.add(new Output(block.getSessionId(), RoutedBlock.newBuilder(block).setText(scrubbed.text())
+                .setRedactions(scrubbed.counts()).build(), block.getTimestamp()));
     }
 }

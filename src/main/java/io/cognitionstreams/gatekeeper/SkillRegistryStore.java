@@ -11,7 +11,8 @@ import io.cognitionstreams.skills.PermissionSet;
 import io.cognitionstreams.skills.SkillDefinition;
 
 /**
- * The skills global store seen as a {@link SkillRegistry}: each stored Avro skill becomes a domain {@link SkillDefinition}
+ * The skills global store seen as a {@link SkillRegistry}: each stored Avro skill becomes a domain
+ * {@link SkillDefinition}
  * whose permissions are compiled once and reused until that skill's permission list changes, so a check never
  * recompiles. The cache is keyed by the permission list itself rather than by version or timestamp: a skill
  * republished with new permissions under the same version is still seen. One instance per processor: not
@@ -42,7 +43,7 @@ final class SkillRegistryStore implements SkillRegistry {
                     PermissionSet.compile(stored.getPermissions()));
             compiled.put(name, permissions);
         }
-        return Optional.of(new SkillDefinition(stored.getName(), stored.getVersion(), stored.getDescription(), permissions.set(),
-                stored.getRequiredRefs(), stored.getProtocol()));
+        return Optional.of(new SkillDefinition(stored.getName(), stored.getVersion(), stored.getDescription(),
+                permissions.set(), stored.getRequiredRefs(), stored.getProtocol()));
     }
 }

@@ -1,5 +1,6 @@
 package io.cognitionstreams.governance;
 
+import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -14,6 +15,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.Severity;
@@ -117,14 +119,9 @@ public final class GovernanceTopology {
             String position = context.recordMetadata()
                     .map(metadata -> metadata.topic() + "-" + metadata.partition() + "@" + metadata.offset())
                     .orElse(topic + "/" + key);
-            context.forward(record.withKey(NAME).withValue(PipelineEvent.newBuilder()
-                    .setEventId(NAME + "-" + position)
-                    .setType(AuditTrail.EVENT)
-                    .setSeverity(Severity.INFO)
-                    .setMessage(change.message())
-                    .setAttributes(change.attributes())
-                    .setTimestamp(java.time.Instant.ofEpochMilli(record.timestamp()))
-                    .build()));
+            context.forward(record.withKey(NAME).withValue(PipelineEvents.event(NAME + "-" + position,
+                    AuditTrail.EVENT, Severity.INFO, PipelineEvents.Turn.NONE, change.message(), change.attributes(),
+                    Instant.ofEpochMilli(record.timestamp()))));
         }
     }
 }

@@ -12,6 +12,13 @@ public final class InterruptStreak {
 
     public static final int ESCALATE_AT = 3;
 
+    /** Each session's streak, kept between outputs. */
+    public interface Memory {
+        int streak(String session);
+
+        void streak(String session, int streak);
+    }
+
     private InterruptStreak() {
     }
 

@@ -5,14 +5,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.apache.avro.specific.SpecificRecord;
+
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.redaction.Redaction;
 import io.cognitionstreams.redaction.Redactor;
+import io.cognitionstreams.events.PipelineEvents;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.topics.Channel;
@@ -32,6 +40,11 @@ public final class OutputRouter {
      * must fit a channel record.
      */
     public static final int MAX_OUTPUT_BYTES = 512 * 1024;
+    /** The council every escalation goes to (council.messages is keyed by council id). */
+    public static final String COUNCIL_ID = "default";
+    /** How the council knows an escalation came from routing and must not be escalated again. */
+    public static final String SENDER = "router";
+    public static final String REDACTION_EVENT = "REDACTION";
     /** The tool an EXECUTE block asks for; skills grant it as {@code shell:run}, {@code shell:*} or {@code *}. */
     public static final String SHELL_TOOL = "shell.run";
     /** Caller named on tool calls of a session with no active skill: the gatekeeper denies those. */
@@ -67,6 +80,31 @@ public final class OutputRouter {
      */
     public record Routing(List<RoutedBlock> blocks, List<ToolCall> toolCalls, List<Marker> markers,
                           Map<String, Integer> redactions) {
+    }
+
+    /**
+     * Everything one output leads to, in order: its blocks, one call per EXECUTE block, a REDACTION event when
+     * anything was scrubbed, and an ESCALATION for the council when the output makes its session's interrupt
+     * streak reach {@value InterruptStreak#ESCALATE_AT} ({@code streaks} is updated).
+     */
+    public List<SpecificRecord> records(LlmOutput output, InterruptStreak.Memory streaks) {
+        Routing routing = route(output);
+        List<SpecificRecord> records = new ArrayList<>(routing.blocks());
+        records.addAll(routing.toolCalls());
+        if (!routing.redactions().isEmpty()) {
+            records.add(redactionEvent(output, routing.redactions()));
+        }
+        String session = output.getSessionId();
+        int streak = streaks.streak(session);
+        for (Marker marker : routing.markers()) {
+            int next = InterruptStreak.next(streak, marker);
+            if (InterruptStreak.escalates(streak, next)) {
+                records.add(escalation(output));
+            }
+            streak = next;
+        }
+        streaks.streak(session, streak);
+        return records;
     }
 
     public Routing route(LlmOutput output) {
@@ -129,6 +167,30 @@ public final class OutputRouter {
                     + " blocks on their channels), over the limit of " + limits.maxRecords()
                     + " per output (--max-records-per-output)");
         }
+    }
+
+    private static PipelineEvent redactionEvent(LlmOutput output, Map<String, Integer> counts) {
+        Map<String, String> attributes = new TreeMap<>();
+        counts.forEach((type, count) -> attributes.put(type, String.valueOf(count)));
+        return PipelineEvents.event(output.getOutputId() + "-redaction", REDACTION_EVENT, Severity.INFO,
+                PipelineEvents.Turn.of(output), "redacted " + counts.values().stream().mapToInt(Integer::intValue)
+                        .sum() + " entities before the channels", attributes, output.getTimestamp());
+    }
+
+    private static CouncilMessage escalation(LlmOutput output) {
+        return CouncilMessage.newBuilder()
+                .setMsgId(output.getOutputId() + "-interrupts")
+                .setParentId(output.getPacketId())
+                .setCouncilId(COUNCIL_ID)
+                .setTimestamp(output.getTimestamp())
+                .setSender(SENDER)
+                .setRole("observer")
+                .setType(CouncilMessageType.ESCALATION)
+                .setRiskLevel(RiskLevel.HIGH)
+                .setContent(InterruptStreak.ESCALATE_AT + " consecutive INTERRUPT blocks in session "
+                        + output.getSessionId() + " (seed 003 section 8.4): Prime's attention needed")
+                .setSessionId(output.getSessionId())
+                .build();
     }
 
     private static ToolCall toolCall(LlmOutput output, String blockId, int blockCount, String command) {

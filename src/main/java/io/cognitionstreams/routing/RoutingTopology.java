@@ -1,12 +1,10 @@
 package io.cognitionstreams.routing;
 
-import java.util.Map;
+import java.util.List;
 
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.kstream.Branched;
-import org.apache.kafka.streams.kstream.BranchedKStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -16,34 +14,23 @@ import org.apache.kafka.streams.state.Stores;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.schema.CouncilMessage;
-import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.LlmOutput;
-import io.cognitionstreams.schema.Marker;
-import io.cognitionstreams.schema.PipelineEvent;
-import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
-import io.cognitionstreams.schema.Severity;
-import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.OutputLimits;
-import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.Outputs;
 
 /**
- * Marker routing: llm.outputs -> parse, scrub, address -> channel.* topics; EXECUTE blocks to tool.calls instead (only
- * an approved call reaches channel.shell, through the gatekeeper); what was redacted to cognition.events; three
- * INTERRUPTs in a row in a session to the council as one ESCALATION.
+ * Marker routing: llm.outputs -> {@link OutputRouter} (parse, scrub, address) -> channel.* topics; EXECUTE blocks to
+ * tool.calls instead (only an approved call reaches channel.shell, through the gatekeeper); what was redacted to
+ * cognition.events; three INTERRUPTs in a row in a session to the council as one ESCALATION.
  */
 public final class RoutingTopology {
 
     public static final String NAME = "routing";
     public static final String INTERRUPT_STORE = "interrupt-streaks";
-    /** The council every escalation goes to (council.messages is keyed by council id). */
-    public static final String COUNCIL_ID = "default";
-    /** How the council knows an escalation came from routing and must not be escalated again. */
-    public static final String SENDER = "router";
-    public static final String REDACTION_EVENT = "REDACTION";
 
     private RoutingTopology() {
     }
@@ -53,32 +40,18 @@ public final class RoutingTopology {
                 Serdes.String(), Serdes.Integer()));
         // Outputs are keyed by session, so every block of a session stays in one partition and in order, and the
         // session's interrupt streak lives in the same task; nothing is repartitioned.
-        BranchedKStream<String, SpecificRecord> routed = builder
-                .stream(topics.llmOutputs.name(), topics.llmOutputs.consumed())
-                .process(() -> new Route(router, topics.limits()), Named.as("parse-scrub-address"), INTERRUPT_STORE)
-                .split(Named.as("route-"));
-        branch(routed, ToolCall.class, topics.toolCalls, "execute");
-        branch(routed, PipelineEvent.class, topics.events, "event");
-        branch(routed, CouncilMessage.class, topics.councilMessages, "escalation");
+        Outputs outputs = Outputs.of(builder.stream(topics.llmOutputs.name(), topics.llmOutputs.consumed())
+                .process(() -> new Route(router, topics.limits()), Named.as("parse-scrub-address"), INTERRUPT_STORE),
+                "route")
+                .to(topics.toolCalls)
+                .to(topics.events)
+                .to(topics.councilMessages);
         for (Channel channel : Channel.values()) {
-            if (channel == Channel.SHELL) {
-                continue;
+            if (channel != Channel.SHELL) {
+                outputs.to(topics.channel(channel));
             }
-            Topic<String, RoutedBlock> topic = topics.channel(channel);
-            routed.branch((key, record) -> record instanceof RoutedBlock block
-                            && block.getChannel().equals(channel.id()),
-                    Branched.withConsumer(blocks -> blocks
-                            .mapValues(record -> (RoutedBlock) record, Named.as("as-" + channel.id() + "-block"))
-                            .to(topic.name(), topic.produced()), channel.id()));
         }
-        routed.noDefaultBranch();
-    }
-
-    private static <V extends SpecificRecord> void branch(BranchedKStream<String, SpecificRecord> routed,
-                                                          Class<V> type, Topic<String, V> topic, String name) {
-        routed.branch((key, record) -> type.isInstance(record), Branched.withConsumer(records -> records
-                .mapValues(type::cast, Named.as("as-" + name))
-                .to(topic.name(), topic.produced()), name));
+        outputs.end();
     }
 
     private static final class Route implements Processor<String, LlmOutput, String, SpecificRecord> {
@@ -88,7 +61,7 @@ public final class RoutingTopology {
         private final OutputRouter router;
         private final OutputLimits limits;
         private ProcessorContext<String, SpecificRecord> context;
-        private KeyValueStore<String, Integer> streaks;
+        private InterruptStreak.Memory streaks;
 
         Route(OutputRouter router, OutputLimits limits) {
             this.router = router;
@@ -98,78 +71,47 @@ public final class RoutingTopology {
         @Override
         public void init(ProcessorContext<String, SpecificRecord> context) {
             this.context = context;
-            streaks = context.getStateStore(INTERRUPT_STORE);
+            KeyValueStore<String, Integer> store = context.getStateStore(INTERRUPT_STORE);
+            streaks = new InterruptStreak.Memory() {
+                @Override
+                public int streak(String session) {
+                    Integer stored = store.get(session);
+                    return stored == null ? 0 : stored;
+                }
+
+                @Override
+                public void streak(String session, int streak) {
+                    store.put(session, streak);
+                }
+            };
         }
 
         @Override
         public void process(Record<String, LlmOutput> record) {
-            LlmOutput output = record.value();
-            OutputRouter.Routing routing = router.route(output);
-            requireFits(routing);
-            routing.blocks().forEach(block -> context.forward(record.withValue(block)));
-            routing.toolCalls().forEach(call -> context.forward(record.withValue(call)));
-            if (!routing.redactions().isEmpty()) {
-                context.forward(record.withValue(redactionEvent(output, routing.redactions())));
+            List<SpecificRecord> records = router.records(record.value(), streaks);
+            requireFits(records);
+            for (SpecificRecord value : records) {
+                // council.messages is keyed by council; everything else of the output by its session.
+                String key = value instanceof CouncilMessage escalation ? escalation.getCouncilId() : record.key();
+                context.forward(record.withKey(key).withValue(value));
             }
-            String session = output.getSessionId();
-            Integer stored = streaks.get(session);
-            int streak = stored == null ? 0 : stored;
-            for (Marker marker : routing.markers()) {
-                int next = InterruptStreak.next(streak, marker);
-                if (InterruptStreak.escalates(streak, next)) {
-                    context.forward(record.withKey(COUNCIL_ID).withValue(escalation(output)));
-                }
-                streak = next;
-            }
-            streaks.put(session, streak);
         }
 
         /**
          * Checked before anything is forwarded: a block its channel's brokers would refuse (redaction tags can make
          * text longer) refuses the whole output, never a part of it.
          */
-        private void requireFits(OutputRouter.Routing routing) {
-            for (RoutedBlock block : routing.blocks()) {
-                String topic = Topics.CHANNEL_PREFIX + block.getChannel();
-                long bytes = Utf8.length(block.getText()) + BLOCK_FIELDS_BYTES;
-                if (bytes > limits.maxValueBytes(topic)) {
-                    throw new InvalidRecordException("block " + block.getSequence() + " would be " + bytes
-                            + " bytes on " + topic + ", which takes " + limits.maxValueBytes(topic));
+        private void requireFits(List<SpecificRecord> records) {
+            for (SpecificRecord value : records) {
+                if (value instanceof RoutedBlock block) {
+                    String topic = Topics.CHANNEL_PREFIX + block.getChannel();
+                    long bytes = Utf8.length(block.getText()) + BLOCK_FIELDS_BYTES;
+                    if (bytes > limits.maxValueBytes(topic)) {
+                        throw new InvalidRecordException("block " + block.getSequence() + " would be " + bytes
+                                + " bytes on " + topic + ", which takes " + limits.maxValueBytes(topic));
+                    }
                 }
             }
-        }
-
-        private static PipelineEvent redactionEvent(LlmOutput output, Map<String, Integer> counts) {
-            Map<String, String> attributes = new java.util.TreeMap<>();
-            counts.forEach((type, count) -> attributes.put(type, String.valueOf(count)));
-            return PipelineEvent.newBuilder()
-                    .setEventId(output.getOutputId() + "-redaction")
-                    .setType(REDACTION_EVENT)
-                    .setSeverity(Severity.INFO)
-                    .setSessionId(output.getSessionId())
-                    .setRequestId(output.getRequestId())
-                    .setPacketId(output.getPacketId())
-                    .setMessage("redacted " + counts.values().stream().mapToInt(Integer::intValue).sum()
-                            + " entities before the channels")
-                    .setAttributes(attributes)
-                    .setTimestamp(output.getTimestamp())
-                    .build();
-        }
-
-        private static CouncilMessage escalation(LlmOutput output) {
-            return CouncilMessage.newBuilder()
-                    .setMsgId(output.getOutputId() + "-interrupts")
-                    .setParentId(output.getPacketId())
-                    .setCouncilId(COUNCIL_ID)
-                    .setTimestamp(output.getTimestamp())
-                    .setSender(SENDER)
-                    .setRole("observer")
-                    .setType(CouncilMessageType.ESCALATION)
-                    .setRiskLevel(RiskLevel.HIGH)
-                    .setContent(InterruptStreak.ESCALATE_AT + " consecutive INTERRUPT blocks in session "
-                            + output.getSessionId() + " (seed 003 section 8.4): Prime's attention needed")
-                    .setSessionId(output.getSessionId())
-                    .build();
         }
     }
 }

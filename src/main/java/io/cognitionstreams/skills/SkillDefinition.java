@@ -10,7 +10,7 @@ import java.util.Objects;
  * {@code description} are empty when the front matter leaves them out.
  */
 public record SkillDefinition(String name, String version, String description, PermissionSet permissions,
-                    List<String> requiredRefs, String protocol) {
+                              List<String> requiredRefs, String protocol) {
 
     public SkillDefinition {
         Objects.requireNonNull(name, "name");

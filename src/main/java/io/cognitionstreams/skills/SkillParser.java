@@ -128,8 +128,9 @@ public final class SkillParser {
         } catch (IllegalArgumentException e) {
             throw new SkillFormatException(source, e.getMessage(), e);
         }
-        return new SkillDefinition(name, optionalString(front, "version", source), optionalString(front, "description", source),
-                permissions, stringList(front, "required_refs", source), protocol);
+        return new SkillDefinition(name, optionalString(front, "version", source),
+                optionalString(front, "description", source), permissions,
+                stringList(front, "required_refs", source), protocol);
     }
 
     private static Map<?, ?> frontMatter(String yaml, String source) {

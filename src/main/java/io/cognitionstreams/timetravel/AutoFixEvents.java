@@ -7,7 +7,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 import io.cognitionstreams.assembly.history.ContextPruner;
-import io.cognitionstreams.routing.RoutingTopology;
+import io.cognitionstreams.events.PipelineEvents;
+import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
@@ -97,20 +98,13 @@ public final class AutoFixEvents {
                     .orElse(""));
         }
         boolean one = lessons.size() == 1;
-        return PipelineEvent.newBuilder()
-                .setEventId(retryPacket.getMeta().getPacketId() + "-autofix-prune")
-                .setType(PRUNE)
-                .setSeverity(one ? Severity.INFO : Severity.WARN)
-                .setSessionId(retryPacket.getSessionId())
-                .setRequestId(retryPacket.getRequestId())
-                .setPacketId(retryPacket.getMeta().getPacketId())
-                .setMessage(one ? "retry " + checkpoint.getRetryCount() + " sees " + history.size()
+        return PipelineEvents.event(retryPacket.getMeta().getPacketId() + "-autofix-prune", PRUNE,
+                one ? Severity.INFO : Severity.WARN, PipelineEvents.Turn.of(retryPacket), one
+                        ? "retry " + checkpoint.getRetryCount() + " sees " + history.size()
                         + " pruned history messages ending in one recovery lesson"
                         : "retry " + checkpoint.getRetryCount() + " packet carries " + lessons.size()
-                        + " recovery lessons, expected one (history cut to its budget?)")
-                .setAttributes(attributes)
-                .setTimestamp(retryPacket.getMeta().getTimestamp())
-                .build();
+                        + " recovery lessons, expected one (history cut to its budget?)",
+                attributes, retryPacket.getMeta().getTimestamp());
     }
 
     public static PipelineEvent recover(LlmOutput output, Checkpoint packet) {
@@ -139,7 +133,7 @@ public final class AutoFixEvents {
         return CouncilMessage.newBuilder()
                 .setMsgId(escalationId(output))
                 .setParentId(output.getPacketId())
-                .setCouncilId(RoutingTopology.COUNCIL_ID)
+                .setCouncilId(OutputRouter.COUNCIL_ID)
                 .setTimestamp(output.getTimestamp())
                 .setSender(SENDER)
                 .setRole("recovery")
@@ -166,16 +160,7 @@ public final class AutoFixEvents {
 
     private static PipelineEvent event(String type, Severity severity, String id, LlmOutput output, String message,
                                        Map<String, String> attributes, Instant timestamp) {
-        return PipelineEvent.newBuilder()
-                .setEventId(id)
-                .setType(type)
-                .setSeverity(severity)
-                .setSessionId(output.getSessionId())
-                .setRequestId(output.getRequestId())
-                .setPacketId(output.getPacketId())
-                .setMessage(message)
-                .setAttributes(attributes)
-                .setTimestamp(timestamp)
-                .build();
+        return PipelineEvents.event(id, type, severity, PipelineEvents.Turn.of(output), message, attributes,
+                timestamp);
     }
 }

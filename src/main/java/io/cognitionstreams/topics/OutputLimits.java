@@ -112,7 +112,8 @@ public record OutputLimits(int maxRequestBytes, Map<String, TopicLimits> topics)
             return new TopicLimits(maxMessageBytes, Optional.empty(), Optional.empty());
         }
         return new TopicLimits(maxMessageBytes,
-                window(config, TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, TopicLimits.KAFKA_DEFAULTS.maxAhead()),
+                window(config, TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
+                        TopicLimits.KAFKA_DEFAULTS.maxAhead()),
                 window(config, TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
                         TopicLimits.KAFKA_DEFAULTS.maxBehind()));
     }

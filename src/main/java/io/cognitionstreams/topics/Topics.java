@@ -134,7 +134,8 @@ public final class Topics {
         sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(), SESSION,
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(), COUNCIL,
-                "council roles, routing and AutoFix escalations, the council's clock ticks and escalations -> council, Prime");
+                "council roles, routing and AutoFix escalations, the council's clock ticks and escalations -> "
+                        + "council, Prime");
         councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(), COUNCIL,
                 "council -> agents");
         councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(), COUNCIL,

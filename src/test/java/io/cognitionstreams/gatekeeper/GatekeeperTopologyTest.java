@@ -174,7 +174,7 @@ class GatekeeperTopologyTest {
         assertThat(shell.isEmpty()).as("a denied shell call never reaches the shell").isTrue();
 
         PipelineEvent drift = events.readValue();
-        assertThat(drift.getType()).isEqualTo(GatekeeperTopology.DRIFT);
+        assertThat(drift.getType()).isEqualTo(GatekeeperSessions.DRIFT);
         assertThat(drift.getSessionId()).isEqualTo("s1");
         assertThat(drift.getMessage()).isEqualTo(decision.getReason());
         assertThat(drift.getAttributes()).containsEntry("skill", "writer").containsEntry("tool", "shell.run")
@@ -307,7 +307,7 @@ class GatekeeperTopologyTest {
         assertThat(decision.getReason()).contains("root caller \"ops\"").contains("privileged");
         assertThat(shell.readValue().getText()).isEqualTo("reboot");
         PipelineEvent event = events.readValue();
-        assertThat(event.getType()).isEqualTo(GatekeeperTopology.PRIVILEGED_CALL);
+        assertThat(event.getType()).isEqualTo(GatekeeperSessions.PRIVILEGED_CALL);
         assertThat(event.getAttributes()).containsEntry("caller", ROOT).containsEntry("tool", "shell.run");
         GatekeeperSession state = store().get("s1");
         assertThat(state.getActiveSkills()).as("neither the root caller nor the skill it named").isEmpty();
@@ -341,7 +341,7 @@ class GatekeeperTopologyTest {
         decide("s1", call("s1", "reviewer", "filesystem.read").build());
 
         List<PipelineEvent> overloads = events.readValuesToList();
-        assertThat(overloads).extracting(PipelineEvent::getType).containsExactly(GatekeeperTopology.COGNITIVE_OVERLOAD);
+        assertThat(overloads).extracting(PipelineEvent::getType).containsExactly(GatekeeperSessions.COGNITIVE_OVERLOAD);
         assertThat(overloads.get(0).getMessage()).startsWith(WARNING_START);
         assertThat(overloads.get(0).getAttributes()).containsEntry("active_skills", "git,writer,researcher")
                 .containsEntry("count", "3").containsEntry("threshold", "2");
@@ -410,15 +410,15 @@ class GatekeeperTopologyTest {
 
     @Test
     void theRecentDenialsAreBounded() {
-        for (int i = 0; i < GatekeeperTopology.RECENT_DENIALS + 5; i++) {
+        for (int i = 0; i < GatekeeperSessions.RECENT_DENIALS + 5; i++) {
             decide("s1", call("s1", "writer", "tool.n" + i).build());
         }
 
         GatekeeperSession state = store().get("s1");
-        assertThat(state.getDeniedCalls()).isEqualTo(GatekeeperTopology.RECENT_DENIALS + 5);
-        assertThat(state.getRecentDenials()).hasSize(GatekeeperTopology.RECENT_DENIALS);
+        assertThat(state.getDeniedCalls()).isEqualTo(GatekeeperSessions.RECENT_DENIALS + 5);
+        assertThat(state.getRecentDenials()).hasSize(GatekeeperSessions.RECENT_DENIALS);
         assertThat(state.getRecentDenials().get(0).getTool()).isEqualTo("tool.n5");
-        assertThat(state.getRecentDenials().get(GatekeeperTopology.RECENT_DENIALS - 1).getTool())
+        assertThat(state.getRecentDenials().get(GatekeeperSessions.RECENT_DENIALS - 1).getTool())
                 .isEqualTo("tool.n24");
     }
 
@@ -457,7 +457,7 @@ class GatekeeperTopologyTest {
         calls.pipeInput("s1", call("s1", "git", "git.status").setCallId(" ").build());
         calls.pipeInput("other", call("s1", "git", "git.status").build());
         calls.pipeInput("s1", call("s1", "git", "git.status").setArguments("{\"blob\":\""
-                + "x".repeat(GatekeeperTopology.MAX_ARGUMENT_BYTES) + "\"}").build());
+                + "x".repeat(GatekeeperSessions.MAX_ARGUMENT_BYTES) + "\"}").build());
         outcomes.pipeInput("s1", null);
         outcomes.pipeInput("other", result("s1").setText("ok").build());
         control.pipeInput("s1", null);
@@ -475,8 +475,8 @@ class GatekeeperTopologyTest {
                 "tool call is null (tombstones are not calls)",
                 "tool call has an empty call_id: its decision could not be matched to it",
                 "a tool.calls record of session \"s1\" is keyed \"other\"; key it by its session id",
-                "tool call arguments have " + (GatekeeperTopology.MAX_ARGUMENT_BYTES + 11) + " bytes, over the limit "
-                        + "of " + GatekeeperTopology.MAX_ARGUMENT_BYTES + ": a decision carries them with the skill's "
+                "tool call arguments have " + (GatekeeperSessions.MAX_ARGUMENT_BYTES + 11) + " bytes, over the limit "
+                        + "of " + GatekeeperSessions.MAX_ARGUMENT_BYTES + ": a decision carries them with the skill's "
                         + "protocol",
                 "tool outcome is null (tombstones are not results)",
                 "a tool.outcomes record of session \"s1\" is keyed \"other\"; key it by its session id",

@@ -199,7 +199,7 @@ class RoutingTopologyTest {
         assertThat(response.getRedactions()).containsEntry("EMAIL", 1).containsEntry("PHONE", 1)
                 .containsEntry("CARD", 1);
         PipelineEvent event = events.readValue();
-        assertThat(event.getType()).isEqualTo(RoutingTopology.REDACTION_EVENT);
+        assertThat(event.getType()).isEqualTo(OutputRouter.REDACTION_EVENT);
         assertThat(event.getAttributes()).containsEntry("EMAIL", "1").containsEntry("CARD", "1");
         assertThat(event.getAttributes()).containsEntry("API_KEY", "1");
         assertThat(toolCalls.readValue().getArguments()).doesNotContain("sk-proj-abcdefghijklmnop")
@@ -217,10 +217,10 @@ class RoutingTopologyTest {
                 council.readRecordsToList();
         assertThat(escalations).hasSize(1);
         CouncilMessage escalation = escalations.get(0).value();
-        assertThat(escalations.get(0).key()).isEqualTo(RoutingTopology.COUNCIL_ID);
+        assertThat(escalations.get(0).key()).isEqualTo(OutputRouter.COUNCIL_ID);
         assertThat(escalation.getType()).isEqualTo(CouncilMessageType.ESCALATION);
         assertThat(escalation.getRiskLevel()).isEqualTo(RiskLevel.HIGH);
-        assertThat(escalation.getSender()).isEqualTo(RoutingTopology.SENDER);
+        assertThat(escalation.getSender()).isEqualTo(OutputRouter.SENDER);
         assertThat(escalation.getSessionId()).isEqualTo("s1");
         assertThat(escalation.getMsgId()).isEqualTo("o3-interrupts");
         KeyValueStore<String, Integer> streaks = driver.getKeyValueStore(RoutingTopology.INTERRUPT_STORE);

@@ -1,0 +1,123 @@
+package io.cognitionstreams.assembly;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+import io.cognitionstreams.governance.IdentityGovernance;
+import io.cognitionstreams.schema.ChatMessage;
+import io.cognitionstreams.schema.HistoryEntry;
+import io.cognitionstreams.schema.Identity;
+import io.cognitionstreams.schema.SessionState;
+import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.tokens.TokenCounter;
+
+/**
+ * The assembly's stores as a {@link SessionAssembly.Memory}. A session's messages are one store entry each under
+ * {@code <session>/<10-digit sequence>}, so that assembling a turn reads only the newest messages that fit its
+ * budget (a reverse range scan) and costs the same at 10 turns or 1,000. Each message is counted once, when it is
+ * added, in the session's encoding. Skills and identity are the global stores.
+ */
+final class SessionStore implements SessionAssembly.Memory {
+
+    private final KeyValueStore<String, SessionState> sessions;
+    private final KeyValueStore<String, HistoryEntry> history;
+    private final ReadOnlyKeyValueStore<String, Skill> skills;
+    private final ReadOnlyKeyValueStore<String, Identity> identity;
+
+    SessionStore(KeyValueStore<String, SessionState> sessions, KeyValueStore<String, HistoryEntry> history,
+                 ReadOnlyKeyValueStore<String, Skill> skills, ReadOnlyKeyValueStore<String, Identity> identity) {
+        this.sessions = sessions;
+        this.history = history;
+        this.skills = skills;
+        this.identity = identity;
+    }
+
+    static String key(String session, long sequence) {
+        return session + "/" + String.format("%010d", sequence);
+    }
+
+    @Override
+    public SessionState state(String session) {
+        SessionState state = sessions.get(session);
+        return state != null ? state : SessionState.newBuilder().build();
+    }
+
+    @Override
+    public void state(String session, SessionState state) {
+        sessions.put(session, state);
+    }
+
+    @Override
+    public void append(String session, long sequence, ChatMessage message, String encoding, String packetId) {
+        history.put(key(session, sequence), HistoryEntry.newBuilder()
+                .setMessage(message).setEncoding(encoding).setPacketId(packetId).build());
+    }
+
+    /** Counts made in another encoding are recounted with {@code counter}. */
+    @Override
+    public SessionAssembly.History newestFirst(String session, long until, TokenCounter counter) {
+        return new NewestFirst(until == 0 ? null : history.reverseRange(key(session, 0), key(session, until - 1)),
+                counter);
+    }
+
+    @Override
+    public Optional<Skill> skill(String name) {
+        return Optional.ofNullable(skills.get(name));
+    }
+
+    @Override
+    public Collection<Skill> skills() {
+        List<Skill> all = new ArrayList<>();
+        try (KeyValueIterator<String, Skill> iterator = skills.all()) {
+            iterator.forEachRemaining(entry -> all.add(entry.value));
+        }
+        return all;
+    }
+
+    @Override
+    public Optional<String> identity() {
+        return Optional.ofNullable(identity.get(IdentityGovernance.KEY)).map(Identity::getText);
+    }
+
+    private static final class NewestFirst implements SessionAssembly.History {
+        private final KeyValueIterator<String, HistoryEntry> entries;
+        private final TokenCounter counter;
+
+        private NewestFirst(KeyValueIterator<String, HistoryEntry> entries, TokenCounter counter) {
+            this.entries = entries;
+            this.counter = counter;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return entries != null && entries.hasNext();
+        }
+
+        @Override
+        public ChatMessage next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            HistoryEntry entry = entries.next().value;
+            ChatMessage message = entry.getMessage();
+            if (!entry.getEncoding().equals(counter.encodingName()) || message.getTokenCount() == null) {
+                return ChatMessage.newBuilder(message).setTokenCount(counter.count(message.getContent())).build();
+            }
+            return message;
+        }
+
+        @Override
+        public void close() {
+            if (entries != null) {
+                entries.close();
+            }
+        }
+    }
+}

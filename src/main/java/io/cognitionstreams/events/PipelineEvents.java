@@ -1,0 +1,68 @@
+package io.cognitionstreams.events;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.cognitionstreams.schema.CognitionPacket;
+import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.Severity;
+import io.cognitionstreams.schema.ToolCall;
+
+/**
+ * The one way an event on cognition.events is made, whoever makes it: so every event names the turn it is about
+ * the same way, and what events carry is changed in one place. Attributes are copied in key order.
+ */
+public final class PipelineEvents {
+
+    private PipelineEvents() {
+    }
+
+    /** Which turn an event is about; any part may be unknown (null). */
+    public record Turn(String session, String request, String packet) {
+
+        public static final Turn NONE = new Turn(null, null, null);
+
+        public static Turn of(CognitionRequest request) {
+            return new Turn(request.getSessionId(), request.getRequestId(), null);
+        }
+
+        public static Turn of(CognitionPacket packet) {
+            return new Turn(packet.getSessionId(), packet.getRequestId(), packet.getMeta().getPacketId());
+        }
+
+        public static Turn of(LlmOutput output) {
+            return new Turn(output.getSessionId(), output.getRequestId(), output.getPacketId());
+        }
+
+        public static Turn of(ToolCall call) {
+            return new Turn(call.getSessionId(), call.getRequestId(), call.getPacketId());
+        }
+
+        public Turn withPacket(String packetId) {
+            return new Turn(session, request, packetId);
+        }
+    }
+
+    /**
+     * @param id   unique per event: derived from what caused it (a packet id, a source offset), so a replay of the
+     *             same input gives the same id and a consumer can drop a repeat
+     * @param at   when what the event reports happened
+     */
+    public static PipelineEvent event(String id, String type, Severity severity, Turn turn, String message,
+                                      Map<String, String> attributes, Instant at) {
+        return PipelineEvent.newBuilder()
+                .setEventId(id)
+                .setType(type)
+                .setSeverity(severity)
+                .setSessionId(turn.session())
+                .setRequestId(turn.request())
+                .setPacketId(turn.packet())
+                .setMessage(message)
+                .setAttributes(new TreeMap<>(attributes))
+                .setTimestamp(at)
+                .build();
+    }
+}

@@ -1,0 +1,315 @@
+package io.cognitionstreams.gatekeeper;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.avro.specific.SpecificRecord;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.events.PipelineEvents;
+import io.cognitionstreams.redaction.Redaction;
+import io.cognitionstreams.redaction.Redactor;
+import io.cognitionstreams.routing.OutputRouter;
+import io.cognitionstreams.schema.GatekeeperDenial;
+import io.cognitionstreams.schema.GatekeeperSession;
+import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.schema.PipelineEvent;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.SessionControl;
+import io.cognitionstreams.schema.Severity;
+import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.serde.Utf8;
+import io.cognitionstreams.skills.ToolNames;
+import io.cognitionstreams.topics.Channel;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * The gatekeeper over its sessions: each call decided by {@link Gatekeeper} and written up as its decision, its
+ * shell block and its events, with the session's active skills, counters and recent denials kept in a
+ * {@link Memory}; each outcome given the cognitive-load warning its session is due; each control applied. Plain
+ * Java: {@link GatekeeperTopology} only wires topics and the store to it.
+ */
+public final class GatekeeperSessions {
+
+    public static final String DRIFT = "DRIFT";
+    public static final String PRIVILEGED_CALL = "PRIVILEGED_CALL";
+    public static final String COGNITIVE_OVERLOAD = "COGNITIVE_OVERLOAD";
+    /** Bigger arguments are refused: a decision carries the call and the skill's protocol in one record. */
+    public static final int MAX_ARGUMENT_BYTES = 256 * 1024;
+    /** Denials kept per session for `cognition gatekeeper`; older ones only count. */
+    public static final int RECENT_DENIALS = 20;
+    /** Events of a call without a session are keyed by the component. */
+    static final String COMPONENT = "gatekeeper";
+
+    /** Routing names its calls {@code <output_id>#<block sequence>}; the shell block keeps that lineage. */
+    private static final Pattern ROUTED_CALL_ID = Pattern.compile("(.+)#(\\d{1,9})");
+    private static final String SHELL_TOOL = canonical(OutputRouter.SHELL_TOOL);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Each session's gatekeeper state, by session id. */
+    public interface Memory {
+        Optional<GatekeeperSession> session(String session);
+
+        void session(String session, GatekeeperSession state);
+
+        void forget(String session);
+    }
+
+    /**
+     * What one call led to: records keyed by session (or {@value #COMPONENT} for a call without one), and the
+     * decision's skill and tool when it was a denial, for the drift metric.
+     */
+    public record Decided(List<Keyed> records, Optional<ToolCall> denied) {
+    }
+
+    /** A record and the key it goes under. */
+    public record Keyed(String key, SpecificRecord value) {
+    }
+
+    private final GatekeeperSettings settings;
+    private final CognitiveLoad load;
+    private final Redactor redactor;
+
+    /**
+     * @param redactor scrubs the command text of approved shell calls before channel.shell, which people and logs
+     *                 read; executors run the approved command from tool.decisions
+     */
+    public GatekeeperSessions(GatekeeperSettings settings, Redactor redactor) {
+        this.settings = settings;
+        this.load = settings.load();
+        this.redactor = redactor;
+    }
+
+    /** Decides, with {@code gatekeeper}, a call read under {@code key} at {@code now}. */
+    public Decided decide(Memory memory, Gatekeeper gatekeeper, String key, ToolCall raw, Instant now) {
+        if (raw == null) {
+            throw new InvalidRecordException("tool call is null (tombstones are not calls)");
+        }
+        if (raw.getCallId().isBlank()) {
+            throw new InvalidRecordException("tool call has an empty call_id: its decision could not be matched "
+                    + "to it");
+        }
+        long argumentBytes = Utf8.length(raw.getArguments());
+        if (argumentBytes > MAX_ARGUMENT_BYTES) {
+            throw new InvalidRecordException("tool call arguments have " + argumentBytes + " bytes, over the "
+                    + "limit of " + MAX_ARGUMENT_BYTES + ": a decision carries them with the skill's protocol");
+        }
+        // An agent may write a secret into a call; the decision, which is what executes, never carries it.
+        ToolCall call = withoutSecrets(raw);
+        // A call without a session is denied below, and has no session state to keep.
+        String session = call.getSessionId() == null || call.getSessionId().isBlank() ? null : call.getSessionId();
+        if (session != null) {
+            requireKeyedBySession(key, session, Topics.TOOL_CALLS);
+        }
+        Decision decision = gatekeeper.decide(new Gatekeeper.Call(call.getSessionId(), call.getCaller(),
+                call.getSkill(), call.getTool()));
+        // Built before the state changes: a call that cannot run is dead-lettered with nothing half-done.
+        RoutedBlock shell = decision.approved() && canonical(call.getTool()).equals(SHELL_TOOL)
+                ? shellBlock(call, redactor.redact(shellCommand(call))) : null;
+        List<String> newlyOverloaded = session != null ? remember(memory, session, call, decision, now) : null;
+
+        List<Keyed> records = new ArrayList<>();
+        records.add(new Keyed(key, ToolDecision.newBuilder()
+                .setCall(call)
+                .setVerdict(decision.approved() ? Verdict.APPROVED : Verdict.DENIED)
+                .setReason(decision.reason())
+                .setRequiredPermission(decision.requiredPermission())
+                .setProtocol(decision.protocol())
+                .setTimestamp(now)
+                .build()));
+        if (shell != null) {
+            records.add(new Keyed(key, shell));
+        }
+        String events = session != null ? session : COMPONENT;
+        if (!decision.approved()) {
+            Map<String, String> attributes = callAttributes(call);
+            attributes.put("kind", decision.kind().label());
+            if (decision.requiredPermission() != null) {
+                attributes.put("required_permission", decision.requiredPermission());
+            }
+            records.add(new Keyed(events, event(call, DRIFT, decision.reason(), attributes, now)));
+        }
+        if (decision.privileged()) {
+            records.add(new Keyed(events, event(call, PRIVILEGED_CALL, decision.reason(), callAttributes(call),
+                    now)));
+        }
+        if (newlyOverloaded != null) {
+            Map<String, String> attributes = new LinkedHashMap<>();
+            attributes.put("active_skills", String.join(",", newlyOverloaded));
+            attributes.put("count", String.valueOf(newlyOverloaded.size()));
+            attributes.put("threshold", String.valueOf(load.threshold()));
+            records.add(new Keyed(events, event(call, COGNITIVE_OVERLOAD,
+                    CognitiveLoad.warning(newlyOverloaded.size(), load.threshold()), attributes, now)));
+        }
+        return new Decided(records, decision.approved() ? Optional.empty() : Optional.of(call));
+    }
+
+    /**
+     * A tool's outcome as the session's model gets it: with the cognitive-load warning when the session has more
+     * active skills than the threshold. A failed result is about the call, not the session's load: it passes
+     * unchanged, as does a calm one.
+     */
+    public ToolResult annotate(Memory memory, String key, ToolResult result) {
+        if (result == null) {
+            throw new InvalidRecordException("tool outcome is null (tombstones are not results)");
+        }
+        if (result.getSessionId().isBlank() || result.getCallId().isBlank()) {
+            throw new InvalidRecordException("tool outcome has an empty session_id or call_id");
+        }
+        requireKeyedBySession(key, result.getSessionId(), Topics.TOOL_OUTCOMES);
+        int active = memory.session(result.getSessionId())
+                .map(state -> ActiveSkills.restore(settings.rootCaller(), state.getActiveSkills()).count())
+                .orElse(0);
+        if (!result.getSuccess() || !load.overloaded(active)) {
+            return result;
+        }
+        String warning = CognitiveLoad.warning(active, load.threshold());
+        ToolResult.Builder annotated = ToolResult.newBuilder(result).setCognitiveLoadWarning(warning);
+        if (result.getText() != null) {
+            annotated.setText(ResultAnnotator.annotateText(result.getText(), warning));
+        }
+        if (result.getJson() != null) {
+            annotated.setJson(ResultAnnotator.annotateJson(result.getJson(), warning).json());
+        }
+        return annotated.build();
+    }
+
+    /** RESET_SKILLS empties the active skills (the load), keeping counters and denials; END_SESSION forgets all. */
+    public void control(Memory memory, String key, SessionControl control, Instant now) {
+        if (control == null) {
+            throw new InvalidRecordException("session control record is null (tombstones are not commands)");
+        }
+        String session = control.getSessionId();
+        if (session.isBlank()) {
+            throw new InvalidRecordException("session control record has an empty session_id");
+        }
+        requireKeyedBySession(key, session, Topics.SESSION_CONTROL);
+        switch (control.getAction()) {
+            case RESET_SKILLS -> memory.session(session).ifPresent(state -> memory.session(session,
+                    GatekeeperSession.newBuilder(state).setActiveSkills(List.of()).setUpdated(now).build()));
+            case END_SESSION -> memory.forget(session);
+        }
+    }
+
+    /**
+     * Counts the call in the session's state; an approved call by a skill activates it (a denied call used
+     * nothing, and the root caller is no skill). Returns the active skills if this call put the session over
+     * the threshold, else null.
+     */
+    private List<String> remember(Memory memory, String session, ToolCall call, Decision decision, Instant now) {
+        // Built, not a bare builder: a builder leaves unset fields null instead of their defaults.
+        GatekeeperSession.Builder next = GatekeeperSession.newBuilder(memory.session(session)
+                .orElseGet(() -> GatekeeperSession.newBuilder().setUpdated(now).build()));
+        ActiveSkills active = ActiveSkills.restore(settings.rootCaller(), next.getActiveSkills());
+        boolean wasOverloaded = load.overloaded(active.count());
+        if (decision.privileged()) {
+            next.setApprovedCalls(next.getApprovedCalls() + 1).setPrivilegedCalls(next.getPrivilegedCalls() + 1);
+        } else if (decision.approved()) {
+            next.setApprovedCalls(next.getApprovedCalls() + 1);
+            active.activate(call.getSkill());
+        } else {
+            List<GatekeeperDenial> denials = new ArrayList<>(next.getRecentDenials());
+            denials.add(GatekeeperDenial.newBuilder()
+                    .setCallId(call.getCallId())
+                    .setTool(call.getTool())
+                    .setSkill(call.getSkill())
+                    .setKind(decision.kind().label())
+                    .setReason(decision.reason())
+                    .setRequiredPermission(decision.requiredPermission())
+                    .setTimestamp(now)
+                    .build());
+            next.setDeniedCalls(next.getDeniedCalls() + 1)
+                    .setRecentDenials(new ArrayList<>(denials.subList(
+                            Math.max(0, denials.size() - RECENT_DENIALS), denials.size())));
+        }
+        List<String> skills = active.skills();
+        memory.session(session, next.setActiveSkills(skills).setOverloadThreshold(load.threshold()).setUpdated(now)
+                .build());
+        return !wasOverloaded && load.overloaded(skills.size()) ? skills : null;
+    }
+
+    /** A record for a session must be keyed by it: otherwise it reaches the task that does not own its state. */
+    private static void requireKeyedBySession(String key, String session, String topic) {
+        if (!session.equals(key)) {
+            throw new InvalidRecordException("a " + topic + " record of session \"" + session + "\" is keyed \""
+                    + key + "\"; key it by its session id");
+        }
+    }
+
+    private static ToolCall withoutSecrets(ToolCall call) {
+        Redaction arguments = Redactor.secretsInArguments(call.getArguments());
+        return arguments.total() == 0 ? call : ToolCall.newBuilder(call).setArguments(arguments.text()).build();
+    }
+
+    private static String canonical(String tool) {
+        int delimiter = ToolNames.delimiter(tool);
+        return delimiter < 0 ? tool : ToolNames.canonical(tool, delimiter);
+    }
+
+    private static Map<String, String> callAttributes(ToolCall call) {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        attributes.put("tool", call.getTool());
+        attributes.put("caller", call.getCaller());
+        if (call.getSkill() != null) {
+            attributes.put("skill", call.getSkill());
+        }
+        return attributes;
+    }
+
+    private static PipelineEvent event(ToolCall call, String type, String message, Map<String, String> attributes,
+                                       Instant now) {
+        return PipelineEvents.event(call.getCallId() + "-" + type.toLowerCase(Locale.ROOT), type, Severity.WARN,
+                PipelineEvents.Turn.of(call), message, attributes, now);
+    }
+
+    /** The EXECUTE block an approved shell call runs, with the lineage the call carries. */
+    private static RoutedBlock shellBlock(ToolCall call, Redaction command) {
+        Matcher routed = ROUTED_CALL_ID.matcher(call.getCallId());
+        boolean fromRouting = routed.matches();
+        return RoutedBlock.newBuilder()
+                .setBlockId(call.getCallId())
+                .setOutputId(fromRouting ? routed.group(1) : call.getCallId())
+                .setPacketId(call.getPacketId() != null ? call.getPacketId() : "")
+                .setRequestId(call.getRequestId() != null ? call.getRequestId() : "")
+                .setSessionId(call.getSessionId())
+                .setMarker(Marker.EXECUTE)
+                .setSequence(fromRouting ? Integer.parseInt(routed.group(2)) : 0)
+                .setBlockCount(call.getBlockCount())
+                .setChannel(Channel.SHELL.id())
+                .setText(command.text())
+                .setRedactions(command.counts())
+                .setTimestamp(call.getTimestamp())
+                .build();
+    }
+
+    private static String shellCommand(ToolCall call) {
+        JsonNode command;
+        try {
+            JsonNode arguments = JSON.readTree(call.getArguments());
+            command = arguments == null ? null : arguments.get("command");
+        } catch (JsonProcessingException e) {
+            command = null;
+        }
+        if (command == null || !command.isTextual() || command.textValue().isBlank()) {
+            String arguments = call.getArguments();
+            throw new InvalidRecordException("approved " + call.getTool() + " call has no command to run: "
+                    + "arguments must be a JSON object with a non-empty \"command\" string, got "
+                    + (arguments.length() <= 200 ? arguments : arguments.substring(0, 200) + "..."));
+        }
+        return command.textValue();
+    }
+}

@@ -1,0 +1,61 @@
+package io.cognitionstreams.topology;
+
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.BranchedKStream;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.topics.Topic;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * Sends what a processor forwards to the topics that take it: each topic takes one record type, and a routed
+ * block goes to its channel's topic. Every topology ends in one of these, so a new output is one more
+ * {@link #to} and nothing else. A record no topic takes fails loudly ({@code noDefaultBranch}): it is a bug, not
+ * data. One branch and sink per topic keeps every topic a topology writes visible in {@code Topology.describe()},
+ * which topology-docs/ draws and TopologyDocsTest checks.
+ */
+public final class Outputs {
+
+    private final String name;
+    private final BranchedKStream<String, SpecificRecord> split;
+
+    private Outputs(String name, BranchedKStream<String, SpecificRecord> split) {
+        this.name = name;
+        this.split = split;
+    }
+
+    /** @param name prefix of the split's processor names, unique within the topology */
+    public static Outputs of(KStream<String, SpecificRecord> records, String name) {
+        return new Outputs(name, records.split(Named.as(name + "-")));
+    }
+
+    public <V extends SpecificRecord> Outputs to(Topic<String, V> topic) {
+        return to(topic, topic.produced());
+    }
+
+    /** With a partitioner or other producer settings of the caller's. */
+    public <V extends SpecificRecord> Outputs to(Topic<String, V> topic, Produced<String, V> produced) {
+        Class<V> type = topic.valueType();
+        split.branch((key, record) -> takes(topic, record), Branched.withConsumer(records -> records
+                .mapValues(record -> type.cast(record), Named.as(name + "-as-" + topic.name()))
+                .to(topic.name(), produced), topic.name()));
+        return this;
+    }
+
+    /** No more topics: what none took is an error. */
+    public void end() {
+        split.noDefaultBranch();
+    }
+
+    private static boolean takes(Topic<String, ?> topic, SpecificRecord record) {
+        if (!topic.valueType().isInstance(record)) {
+            return false;
+        }
+        return !(record instanceof RoutedBlock block) || topic.name().equals(Topics.CHANNEL_PREFIX
+                + block.getChannel());
+    }
+}
