@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -61,7 +60,7 @@ public final class CognitionRuntime implements AutoCloseable {
      *               record on (a request naming a skill the store has not read yet would be dead-lettered)
      */
     public static CognitionRuntime start(Settings settings, Map<String, Skill> skills) {
-        Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        Map<String, Object> client = settings.clientConfig();
         Topics topics;
         try (Admin admin = Admin.create(client)) {
             Topics named = new Topics(AvroSerdes.forRegistry(settings.schemaRegistryUrl()));

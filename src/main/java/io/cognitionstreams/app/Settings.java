@@ -1,8 +1,12 @@
 package io.cognitionstreams.app;
 
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.time.Duration;
 import java.util.Optional;
+
+import org.apache.kafka.clients.CommonClientConfigs;
 
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
@@ -24,12 +28,18 @@ import io.cognitionstreams.routing.RoutingLimits;
  * @param gatekeeper        the root caller, if any, and the cognitive-load threshold
  * @param council           the council's roles, quorum and timeouts
  * @param tuning            Kafka Streams knobs an operator may turn: commit interval, standby replicas
+ * @param clientProperties  settings every client gets (security, timeouts: {@code --command-config}), under the
+ *                          app's own where its guarantees need those ({@link #clientConfig()})
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
                        RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
-                       Tuning tuning) {
+                       Tuning tuning, Map<String, Object> clientProperties) {
+
+    public Settings {
+        clientProperties = Map.copyOf(clientProperties);
+    }
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
@@ -37,13 +47,21 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
-                GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults());
+                GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults(), Map.of());
     }
 
     /** The same settings with another council (tests and tools that drive the council with short timeouts). */
     public Settings withCouncil(CouncilSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
-                replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning);
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning,
+                clientProperties);
+    }
+
+    /** What a plain client of the app (admin, publisher, model worker) starts from: the file's, then the cluster. */
+    public Map<String, Object> clientConfig() {
+        Map<String, Object> config = new HashMap<>(clientProperties);
+        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return config;
     }
 
     /**

@@ -19,6 +19,8 @@ public final class StreamsSettings {
     /** The configuration of one capability's Kafka Streams application. */
     public static Properties of(Settings settings, String capability, java.util.Set<String> secondaryInputs) {
         Properties props = new Properties();
+        // The operator's client settings first: every value below is the app's own and wins.
+        props.putAll(settings.clientProperties());
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId(settings.applicationId(), capability));
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);

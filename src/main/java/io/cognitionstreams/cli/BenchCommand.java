@@ -17,7 +17,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 
@@ -90,7 +89,7 @@ final class BenchCommand implements Callable<Integer> {
         Path scratch = Files.createTempDirectory("cognition-bench");
         EmbeddedKafkaBroker broker = null;
         try {
-            String bootstrap = cluster.bootstrapServers;
+            String bootstrap = cluster.namedCluster().orElse(null);
             if (bootstrap == null) {
                 broker = EmbeddedKafkaBroker.start(new BrokerSettings(scratch.resolve("kafka"), 0, 0,
                         Duration.ofSeconds(60)));
@@ -100,7 +99,8 @@ final class BenchCommand implements Callable<Integer> {
             Settings settings = new Settings(bootstrap, run, scratch.resolve("streams"), cluster.registry(),
                     partitions, (short) (broker != null ? 1 : -1), 1, Settings.ModelSettings.replay(),
                     Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
-                    GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuning.tuning());
+                    GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuning.tuning(),
+                    cluster.fileSettings());
             err.printf("bench %s: %s broker at %s, %d partitions, workload %s, commit interval %d ms%n", run,
                     broker != null ? "embedded" : "external", bootstrap, partitions, workload,
                     tuning.commitInterval.toMillis());
@@ -108,7 +108,7 @@ final class BenchCommand implements Callable<Integer> {
             List<Row> rows;
             try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
                 runtime.awaitRunning(Duration.ofSeconds(90));
-                rows = measure(bootstrap, run, runtime.topics(), err);
+                rows = measure(settings.clientConfig(), run, runtime.topics(), err);
             }
             print(out, rows, broker != null);
             return rows.stream().allMatch(Row::complete) ? 0 : 1;
@@ -127,16 +127,16 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private List<Row> measure(String bootstrap, String run, Topics topics, PrintWriter err) throws Exception {
+    private List<Row> measure(Map<String, Object> client, String run, Topics topics, PrintWriter err)
+            throws Exception {
         String scratchTopic = run + ".pass-through";
-        Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(client)) {
             admin.createTopics(List.of(new NewTopic(scratchTopic, Optional.of(partitions), Optional.empty())))
                     .all().get(60, TimeUnit.SECONDS);
             // Same bytes as a pipeline request, so the two differ only in what happens between send and read.
             byte[] value = topics.requests.valueSerde().serializer()
                     .serialize(Topics.COGNITION_REQUESTS, workload.request(run, 0, Instant.now()));
-            Steps steps = new Steps(new EndToEndBench(bootstrap, err, drainTimeout),
+            Steps steps = new Steps(new EndToEndBench(client, err, drainTimeout),
                     EndToEndBench.pipeline(topics, workload), EndToEndBench.passThrough(scratchTopic, value));
             List<Row> rows = new ArrayList<>();
             int warmupCount = (int) (rates.get(0) * warmup.toMillis() / 1000);

@@ -1,5 +1,6 @@
 package io.cognitionstreams.cli;
 
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
+import io.cognitionstreams.clients.ClientProperties;
 import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.topics.Topics;
 import picocli.CommandLine.Option;
@@ -28,21 +30,49 @@ final class ClusterOptions {
                     + "other commands default to the embedded broker's address, " + LOCAL_BROKER + ".")
     String bootstrapServers;
 
+    @Option(names = "--command-config", paramLabel = "FILE",
+            description = "Client settings (a properties file, as for Kafka's own tools: security, timeouts) for "
+                    + "every Kafka client the command makes; the app's own values win where its guarantees need "
+                    + "them (docs/operations.md). Default: the file $" + ClientProperties.ENVIRONMENT + " names, "
+                    + "if set.")
+    Path commandConfig;
+
+    private Map<String, Object> fileSettings;
+
     @Option(names = "--schema-registry-url", paramLabel = "URL",
             description = "Confluent-compatible schema registry; values then use the Confluent wire format. "
                     + "Default: registry-less Avro single-object encoding.")
     String schemaRegistryUrl;
 
+    /**
+     * The client settings of {@code --command-config} (or the environment's file), read once; a missing or
+     * unreadable file is an error here, before anything connects.
+     */
+    Map<String, Object> fileSettings() {
+        if (fileSettings == null) {
+            fileSettings = ClientProperties.load(commandConfig, System.getenv());
+        }
+        return fileSettings;
+    }
+
+    /** The cluster named by {@code --bootstrap-servers}, else by the client settings' bootstrap.servers. */
+    Optional<String> namedCluster() {
+        return Optional.ofNullable(bootstrapServers)
+                .or(() -> Optional.ofNullable(fileSettings().get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG))
+                        .map(Object::toString));
+    }
+
     String bootstrapOrLocal() {
-        return bootstrapServers != null ? bootstrapServers : LOCAL_BROKER;
+        return namedCluster().orElse(LOCAL_BROKER);
     }
 
     Optional<String> registry() {
         return Optional.ofNullable(schemaRegistryUrl).filter(url -> !url.isBlank());
     }
 
+    /** What every client of the command starts from; the command then puts the values it needs on top. */
     Map<String, Object> clientConfig() {
-        Map<String, Object> config = new HashMap<>();
+        Map<String, Object> config = new HashMap<>(fileSettings());
         config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapOrLocal());
         return config;
     }

@@ -140,7 +140,7 @@ final class DemoWatcher {
 
     private KafkaConsumer<byte[], byte[]> watchFromEnd() {
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        props.putAll(settings.clientConfig());
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         KafkaConsumer<byte[], byte[]> consumer =
@@ -166,8 +166,9 @@ final class DemoWatcher {
     }
 
     private KafkaProducer<byte[], byte[]> producer() {
-        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all"), new ByteArraySerializer(), new ByteArraySerializer());
+        Map<String, Object> config = settings.clientConfig();
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     private static byte[] bytes(String text) {

@@ -192,8 +192,9 @@ final class RunCommand implements Callable<Integer> {
         RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew);
+        Map<String, Object> clientProperties = cluster.fileSettings();
         EmbeddedKafkaBroker broker = null;
-        String bootstrap = cluster.bootstrapServers;
+        String bootstrap = cluster.namedCluster().orElse(null);
         if (bootstrap == null) {
             broker = EmbeddedKafkaBroker.start(new BrokerSettings(dataDir.resolve("kafka"), port, controllerPort,
                     Duration.ofSeconds(60)));
@@ -211,7 +212,7 @@ final class RunCommand implements Callable<Integer> {
                         compressionDeadline),
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
-                gatekeeper, council, tuning.tuning());
+                gatekeeper, council, tuning.tuning(), clientProperties);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.

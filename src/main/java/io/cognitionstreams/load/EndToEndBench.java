@@ -38,13 +38,14 @@ public final class EndToEndBench {
 
     private static final int BAR_WIDTH = 24;
 
-    private final String bootstrap;
+    private final Map<String, Object> client;
     private final PrintWriter progress;
     private final Duration drainTimeout;
 
     /** @param progress where the carriage-return progress line goes (stderr) */
-    public EndToEndBench(String bootstrap, PrintWriter progress, Duration drainTimeout) {
-        this.bootstrap = bootstrap;
+    /** @param client the cluster and any client settings of the operator's, for the bench's own clients */
+    public EndToEndBench(Map<String, Object> client, PrintWriter progress, Duration drainTimeout) {
+        this.client = Map.copyOf(client);
         this.progress = progress;
         this.drainTimeout = drainTimeout;
     }
@@ -170,9 +171,7 @@ public final class EndToEndBench {
 
     private void send(Probe probe, String run, int rate, int count, Map<String, Long> sentAt, AtomicInteger sent,
                       AtomicReference<Exception> failure) {
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.ACKS_CONFIG, "all",
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(with(ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true), new ByteArraySerializer(),
                 new ByteArraySerializer())) {
             long start = System.nanoTime();
@@ -198,8 +197,7 @@ public final class EndToEndBench {
     }
 
     private KafkaConsumer<byte[], byte[]> consumerAtEnd(String topic) {
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(with(
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -210,6 +208,14 @@ public final class EndToEndBench {
         // seekToEnd is lazy: fix the positions before the first record is sent.
         partitions.forEach(consumer::position);
         return consumer;
+    }
+
+    /** The client settings with the bench's own two on top. */
+    private Map<String, Object> with(String key, Object value, String otherKey, Object otherValue) {
+        Map<String, Object> config = new java.util.HashMap<>(client);
+        config.put(key, value);
+        config.put(otherKey, otherValue);
+        return config;
     }
 
     private void draw(Probe probe, int rate, int count, int sent, int answered) {

@@ -41,8 +41,8 @@ class ArchitectureTest {
     static final Map<String, List<String>> FLOORS = new LinkedHashMap<>();
 
     static {
-        FLOORS.put("ground", List.of("schema", "serde", "topics", "events", "telemetry", "tokens", "embeddings",
-                "broker", "prompt"));
+        FLOORS.put("ground", List.of("schema", "serde", "topics", "events", "clients", "telemetry", "tokens",
+                "embeddings", "broker", "prompt"));
         FLOORS.put("plumbing", List.of("deadletter", "topology"));
         FLOORS.put("shared rules", List.of("skills", "redaction", "governance"));
         FLOORS.put("capabilities", List.of("assembly", "routing", "gatekeeper", "council", "timetravel", "model",

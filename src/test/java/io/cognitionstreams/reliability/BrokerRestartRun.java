@@ -84,7 +84,7 @@ final class BrokerRestartRun {
                 log.printf("broker back at %.1f s%n", seconds(started));
             }
             traffic.await();
-            List<OpenTransaction> aborted = awaitComplete(ledger, prompts, bootstrap, topics, options, log);
+            List<OpenTransaction> aborted = awaitComplete(ledger, prompts, bootstrap, topics, options, log, runtime);
             log.printf("all answered at %.1f s; capabilities %s%n", seconds(started), runtime.states());
             boolean running = allRunningWithin(runtime, Duration.ofSeconds(60));
             runtime.close();
@@ -105,8 +105,8 @@ final class BrokerRestartRun {
      * long past: they are named in the failure, or aborted on every partition and waited for once more.
      */
     private static List<OpenTransaction> awaitComplete(Ledger ledger, Map<String, String> prompts, String bootstrap,
-                                                       Topics topics, Options options, PrintStream log)
-            throws Exception {
+                                                       Topics topics, Options options, PrintStream log,
+                                                       CognitionRuntime runtime) throws Exception {
         try {
             ledger.awaitComplete(prompts, TIMEOUT);
             return List.of();
@@ -119,7 +119,9 @@ final class BrokerRestartRun {
             }
             if (hanging.isEmpty() || !options.abortHanging()) {
                 throw new AssertionError(stalled.getMessage() + (hanging.isEmpty() ? ""
-                        : "; hanging transactions left by the broker (docs/reliability.md): " + hanging), stalled);
+                        : "; hanging transactions left by the broker (docs/reliability.md): " + hanging)
+                        + "; capabilities " + runtime.states() + ", active tasks " + runtime.activeTasks()
+                        + "; lag " + lag(client, runtime) + "; stream threads:\n" + streamThreads(), stalled);
             }
             log.printf("stalled on hanging transactions the broker left behind; aborting them: %s%n", hanging);
             try (Admin admin = Admin.create(client)) {
@@ -143,6 +145,46 @@ final class BrokerRestartRun {
         } catch (IllegalStateException e) {
             return false;
         }
+    }
+
+    /** Each capability's committed offsets against the end of what it reads: what it has not taken yet. */
+    private static String lag(Map<String, Object> client, CognitionRuntime runtime) {
+        StringBuilder lag = new StringBuilder();
+        try (Admin admin = Admin.create(client)) {
+            for (String capability : runtime.states().keySet()) {
+                String group = runtime.settings().applicationId() + "-" + capability;
+                Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata>
+                        committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                        .get(30, TimeUnit.SECONDS);
+                var ends = admin.listOffsets(committed.keySet().stream().collect(java.util.stream.Collectors
+                        .toMap(tp -> tp, tp -> org.apache.kafka.clients.admin.OffsetSpec.latest()))).all()
+                        .get(30, TimeUnit.SECONDS);
+                committed.forEach((tp, offset) -> {
+                    long behind = ends.get(tp).offset() - offset.offset();
+                    if (behind > 0) {
+                        lag.append(capability).append(' ').append(tp).append(" behind ").append(behind).append("; ");
+                    }
+                });
+            }
+        } catch (Exception e) {
+            lag.append("(unknown: ").append(e).append(')');
+        }
+        return lag.toString();
+    }
+
+    /** Where each of the app's threads is, for a stall nothing else explains. */
+    private static String streamThreads() {
+        StringBuilder dump = new StringBuilder();
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (thread.getName().contains("StreamThread") || thread.getName().contains("GlobalStreamThread")
+                    || thread.getName().equals("model-worker")) {
+                dump.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                for (int i = 0; i < Math.min(12, stack.length); i++) {
+                    dump.append("    at ").append(stack[i]).append('\n');
+                }
+            }
+        });
+        return dump.toString();
     }
 
     private static double seconds(long since) {

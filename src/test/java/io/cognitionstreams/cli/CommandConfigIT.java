@@ -1,0 +1,102 @@
+package io.cognitionstreams.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.MetricsReporter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.cognitionstreams.app.CognitionRuntime;
+import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.clients.ClientProperties;
+import io.cognitionstreams.serde.json.JsonAvro;
+import io.cognitionstreams.testing.Records;
+import io.cognitionstreams.testing.SharedBroker;
+
+/**
+ * A setting in the --command-config file reaches every kind of client: the CLI's admin, producer and consumer,
+ * and the app's Kafka Streams clients and model worker. The setting is a metrics reporter, which each client
+ * configures when it is made, with that client's own configuration.
+ */
+@ExtendWith(SharedBroker.class)
+class CommandConfigIT {
+
+    /** Client ids of every client that configured the reporter. */
+    static final List<String> CONFIGURED = new CopyOnWriteArrayList<>();
+
+    public static final class Reporter implements MetricsReporter {
+        @Override
+        public void configure(Map<String, ?> configs) {
+            CONFIGURED.add(String.valueOf(configs.get("client.id")));
+        }
+
+        @Override
+        public void init(List<KafkaMetric> metrics) {
+        }
+
+        @Override
+        public void metricChange(KafkaMetric metric) {
+        }
+
+        @Override
+        public void metricRemoval(KafkaMetric metric) {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void aSettingFromTheFileReachesEveryClientKind(EmbeddedKafkaBroker broker, @TempDir Path dir) throws Exception {
+        String bootstrap = broker.bootstrapServers();
+        Path file = Files.writeString(dir.resolve("client.properties"),
+                "metric.reporters=" + Reporter.class.getName() + "\n");
+        String session = "config-" + UUID.randomUUID().toString().substring(0, 8);
+        Path line = Files.writeString(dir.resolve("request.jsonl"), JsonAvro.toJson(Records.request(session,
+                "Plan the deploy of release 2.4.0.").setTimestamp(Instant.now()).build()) + "\n");
+
+        CONFIGURED.clear();
+        assertThat(Cli.run("topics", "--describe", "--bootstrap-servers", bootstrap, "--command-config",
+                file.toString()).exitCode()).isZero();
+        assertThat(CONFIGURED).as("the admin client").anyMatch(id -> id.startsWith("adminclient-"));
+        CONFIGURED.clear();
+        assertThat(Cli.run("produce", "--topic", "cognition.requests", "--file", line.toString(),
+                "--bootstrap-servers", bootstrap, "--command-config", file.toString()).exitCode()).isZero();
+        assertThat(CONFIGURED).as("the producer").anyMatch(id -> id.startsWith("producer-"));
+        CONFIGURED.clear();
+        assertThat(Cli.run("tail", "--topic", "cognition.requests", "--from", "beginning", "--max", "1",
+                "--timeout", "20s", "--bootstrap-servers", bootstrap, "--command-config", file.toString())
+                .exitCode()).isZero();
+        assertThat(CONFIGURED).as("the consumer").anyMatch(id -> id.startsWith("consumer-"));
+
+        CONFIGURED.clear();
+        String app = "config-" + UUID.randomUUID().toString().substring(0, 8);
+        Settings local = Settings.local(bootstrap, app, dir.resolve("state"));
+        Settings settings = new Settings(local.bootstrapServers(), local.applicationId(), local.stateDir(),
+                local.schemaRegistryUrl(), local.partitions(), local.replicationFactor(), local.streamThreads(),
+                local.model(), local.compression(), local.routing(), local.gatekeeper(), local.council(),
+                local.tuning(), ClientProperties.load(file, Map.of()));
+        try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
+            runtime.awaitRunning(Duration.ofMinutes(2));
+            assertThat(CONFIGURED).as("every capability's Kafka Streams clients")
+                    .anyMatch(id -> id.startsWith(app + "-assembly-") && id.endsWith("-producer"))
+                    .anyMatch(id -> id.startsWith(app + "-governance-") && id.endsWith("-consumer"));
+            assertThat(CONFIGURED).as("the model worker's consumer and producer")
+                    .anyMatch(id -> id.startsWith("consumer-" + app + "-model-worker"))
+                    .anyMatch(id -> id.startsWith("producer-" + app + "-model-worker"));
+        }
+    }
+}
