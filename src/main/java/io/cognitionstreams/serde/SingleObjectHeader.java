@@ -27,6 +27,11 @@ public final class SingleObjectHeader {
                 .putLong(SchemaNormalization.parsingFingerprint64(schema)).array();
     }
 
+    /** The fingerprint in a value's header, as Avro's {@code SchemaStore} looks it up. */
+    static long fingerprint(byte[] value) {
+        return ByteBuffer.wrap(value, MAGIC_LENGTH, LENGTH - MAGIC_LENGTH).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
     /** The first {@link #LENGTH} bytes of {@code value} (fewer if it is shorter) as {@code C3 01 | 1A 2B ...}. */
     public static String hex(byte[] value) {
         StringBuilder hex = new StringBuilder();
