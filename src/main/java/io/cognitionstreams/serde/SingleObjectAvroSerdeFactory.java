@@ -1,7 +1,6 @@
 package io.cognitionstreams.serde;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
@@ -25,9 +24,6 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class SingleObjectAvroSerdeFactory implements AvroSerdeFactory {
 
-    /** C3 01 and the writer schema's 8-byte fingerprint, little-endian. */
-    private static final int HEADER_BYTES = 10;
-
     private final SchemaStore.Cache knownSchemas = new SchemaStore.Cache();
 
     public SingleObjectAvroSerdeFactory() {
@@ -47,7 +43,8 @@ public final class SingleObjectAvroSerdeFactory implements AvroSerdeFactory {
         knownSchemas.addSchema(schema);
         BinaryMessageEncoder<T> encoder = new BinaryMessageEncoder<>(model, schema);
         BinaryMessageDecoder<T> decoder = new BinaryMessageDecoder<>(model, schema, knownSchemas);
-        return Serdes.serdeFrom(new Writer<>(encoder), new Reader<>(decoder, knownSchemas, schema.getFullName()));
+        return Serdes.serdeFrom(new Writer<>(encoder), new Reader<>(decoder, knownSchemas, schema.getFullName(),
+                SingleObjectHeader.hex(SingleObjectHeader.of(schema))));
     }
 
     @Override
@@ -73,8 +70,8 @@ public final class SingleObjectAvroSerdeFactory implements AvroSerdeFactory {
         }
     }
 
-    private record Reader<T>(BinaryMessageDecoder<T> decoder, SchemaStore schemas, String typeName)
-            implements Deserializer<T> {
+    private record Reader<T>(BinaryMessageDecoder<T> decoder, SchemaStore schemas, String typeName,
+                             String header) implements Deserializer<T> {
         @Override
         public T deserialize(String topic, byte[] data) {
             if (data == null) {
@@ -82,15 +79,18 @@ public final class SingleObjectAvroSerdeFactory implements AvroSerdeFactory {
             }
             try {
                 T value = decoder.decode(data);
-                long fingerprint = ByteBuffer.wrap(data, 2, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
-                StrictBody.requireValid(schemas.findByFingerprint(fingerprint), data, HEADER_BYTES);
+                StrictBody.requireValid(schemas.findByFingerprint(SingleObjectHeader.fingerprint(data)), data,
+                        SingleObjectHeader.LENGTH);
                 return value;
             } catch (BadHeaderException e) {
                 throw new SerializationException("value on " + topic + " is not an Avro single-object encoded "
                         + typeName + " (expected header C3 01): " + e.getMessage(), e);
             } catch (MissingSchemaException e) {
+                // Not chained: Avro's message names the fingerprint as a signed long, and the dead letter's
+                // reason would quote it next to the bytes.
                 throw new SerializationException("value on " + topic + " was written with a schema this app does "
-                        + "not know (" + e.getMessage() + ")", e);
+                        + "not know: header " + SingleObjectHeader.hex(data) + ", where the app's " + typeName
+                        + " has " + header + " (`cognition schema` lists each topic's)");
             } catch (Exception e) {
                 throw new SerializationException("value on " + topic + " is not a valid " + typeName + ": "
                         + describe(e), e);

@@ -2,6 +2,8 @@ package io.cognitionstreams.topics;
 
 import java.util.Map;
 
+import org.apache.avro.Schema;
+import org.apache.avro.specific.SpecificData;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.streams.kstream.Consumed;
@@ -25,6 +27,14 @@ public record Topic<K, V>(String name, Serde<K> keySerde, Serde<V> valueSerde, C
     public boolean compacted() {
         return configs.getOrDefault(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE)
                 .contains(TopicConfig.CLEANUP_POLICY_COMPACT);
+    }
+
+    /**
+     * The value's Avro schema as the app writes it. Its JSON form defines each named type where it is first used,
+     * so it parses on its own, unlike {@code schemas/*.avsc}, which refer to {@code schemas/common}.
+     */
+    public Schema valueSchema() {
+        return SpecificData.get().getSchema(valueType);
     }
 
     public Consumed<K, V> consumed() {

@@ -4,10 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.SchemaNormalization;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.generic.GenericRecordBuilder;
+import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -28,11 +36,14 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.OutputLimits;
+import io.cognitionstreams.testing.Records;
+import io.cognitionstreams.testing.SingleObject;
 import io.cognitionstreams.topics.Topics;
 
 class DeadLetterHandlerTest {
@@ -66,6 +77,30 @@ class DeadLetterHandlerTest {
         assertThat(letter.getKey().array()).isEqualTo(KEY);
         assertThat(letter.getValue().array()).isEqualTo(VALUE);
         assertThat(letter.getValueSize()).isEqualTo(VALUE.length);
+    }
+
+    @Test
+    void aRecordWithAnUnknownSchemaIsLetteredWithItsHeaderInHexAsOnTheWire() throws Exception {
+        Schema foreign = SchemaBuilder.record("CognitionRequest").namespace("io.cognitionstreams.schema")
+                .fields().requiredString("request_id").endRecord();
+        GenericRecord record = new GenericRecordBuilder(foreign).set("request_id", "r1").build();
+        ByteBuffer encoded = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), foreign).encode(record);
+        byte[] value = new byte[encoded.remaining()];
+        encoded.get(value);
+        byte[] ours = new SingleObjectAvroSerdeFactory().serde(CognitionRequest.class).serializer()
+                .serialize(Topics.COGNITION_REQUESTS, Records.request("s1", "hello").build());
+        SerializationException refused = catchThrowableOfType(SerializationException.class,
+                () -> new SingleObjectAvroSerdeFactory().serde(CognitionRequest.class).deserializer()
+                        .deserialize(Topics.COGNITION_REQUESTS, value));
+
+        DeadLetter letter = onlyLetter(handler.handleError(context,
+                new ConsumerRecord<>("cognition.requests", 2, 41L, KEY, value), refused).deadLetterQueueRecords());
+
+        assertThat(letter.getReason()).isEqualTo("value on cognition.requests was written with a schema this app "
+                + "does not know: header " + SingleObject.hex(value) + ", where the app's io.cognitionstreams.schema."
+                + "CognitionRequest has " + SingleObject.hex(ours) + " (`cognition schema` lists each topic's)");
+        assertThat(letter.getReason()).doesNotContain(
+                Long.toString(SchemaNormalization.parsingFingerprint64(foreign)));
     }
 
     @Test
