@@ -14,7 +14,23 @@ import picocli.CommandLine.Command;
 public final class CognitionCli {
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        System.exit(execute(args));
+    }
+
+    /**
+     * Runs a command as {@link #main} does, on the real standard streams, short of exiting. What a command printed
+     * is flushed before the exit code is returned: picocli's writers flush on {@code println} only, and a view
+     * written with {@code print} was lost at {@code System.exit} ({@code cognition gatekeeper --session} printed
+     * nothing).
+     */
+    public static int execute(String... args) {
+        CommandLine commandLine = commandLine();
+        try {
+            return commandLine.execute(args);
+        } finally {
+            commandLine.getOut().flush();
+            commandLine.getErr().flush();
+        }
     }
 
     public static CommandLine commandLine() {

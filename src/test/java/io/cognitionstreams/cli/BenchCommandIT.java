@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.testing.IsolatedBroker;
 

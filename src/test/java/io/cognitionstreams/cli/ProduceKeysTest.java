@@ -12,6 +12,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.schema.Checkpoint;

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;

@@ -15,6 +15,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;

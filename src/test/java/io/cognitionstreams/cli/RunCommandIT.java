@@ -10,6 +10,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.topics.Channel;

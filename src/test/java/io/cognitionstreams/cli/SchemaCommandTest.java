@@ -14,6 +14,7 @@ import org.apache.avro.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.Records;

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;

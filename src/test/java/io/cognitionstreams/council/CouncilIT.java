@@ -3,8 +3,6 @@ package io.cognitionstreams.council;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,7 +35,6 @@ import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.app.StreamsSettings;
 import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
-import io.cognitionstreams.cli.CognitionCli;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilDecision;
@@ -51,6 +48,7 @@ import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.Vote;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topic;
@@ -206,11 +204,9 @@ class CouncilIT {
     }
 
     private static String cli(String... args) {
-        StringWriter out = new StringWriter();
-        var commandLine = CognitionCli.commandLine();
-        commandLine.setOut(new PrintWriter(out, true));
-        assertThat(commandLine.execute(args)).isZero();
-        return out.toString();
+        Cli ran = Cli.run(args);
+        assertThat(ran.exitCode()).as(ran.err()).isZero();
+        return ran.out();
     }
 
     private static CouncilMessage.Builder message(String council, String id, String sender,

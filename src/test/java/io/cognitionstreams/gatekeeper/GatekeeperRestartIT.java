@@ -2,8 +2,6 @@ package io.cognitionstreams.gatekeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +26,6 @@ import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.app.StreamsSettings;
 import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
-import io.cognitionstreams.cli.CognitionCli;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
@@ -40,6 +37,7 @@ import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
@@ -142,13 +140,10 @@ class GatekeeperRestartIT {
     }
 
     private static String gatekeeperView(String bootstrap, String applicationId, String session) {
-        StringWriter out = new StringWriter();
-        var commandLine = CognitionCli.commandLine();
-        commandLine.setOut(new PrintWriter(out, true));
-        int code = commandLine.execute("gatekeeper", "--session", session, "--bootstrap-servers", bootstrap,
+        Cli view = Cli.run("gatekeeper", "--session", session, "--bootstrap-servers", bootstrap,
                 "--application-id", applicationId);
-        assertThat(code).as(out.toString()).isZero();
-        return out.toString();
+        assertThat(view.exitCode()).as(view.err()).isZero();
+        return view.out();
     }
 
     private static Skill skill(String name, String permission) {
