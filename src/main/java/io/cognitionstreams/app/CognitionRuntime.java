@@ -1,20 +1,33 @@
 package io.cognitionstreams.app;
 
+import java.security.PublicKey;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.deadletter.DeadLetters;
+import io.cognitionstreams.executor.ExecutorSettings;
+import io.cognitionstreams.executor.ExecutorWorker;
+import io.cognitionstreams.executor.McpServers;
+import io.cognitionstreams.executor.ToolCatalog;
+import io.cognitionstreams.executor.ToolExecution;
+import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
@@ -37,17 +50,23 @@ public final class CognitionRuntime implements AutoCloseable {
     private final Settings settings;
     private final Topics topics;
     private final Map<String, KafkaStreams> streams;
-    private final ModelWorker worker;
-    private final Thread workerThread;
+    /** The model worker, and the executor when it has something to run, each on its own thread. */
+    private final List<Worker> workers;
     private final TransactionWatch transactionWatch;
 
+    /** A worker loop, its thread, and what it must close once the loop has stopped (the executor's servers). */
+    private record Worker(AutoCloseable loop, Thread thread, AutoCloseable after) {
+        static <W extends Runnable & AutoCloseable> Worker of(String name, W loop, AutoCloseable after) {
+            return new Worker(loop, new Thread(loop, name), after);
+        }
+    }
+
     private CognitionRuntime(Settings settings, Topics topics, Map<String, KafkaStreams> streams,
-                             ModelWorker worker, TransactionWatch transactionWatch) {
+                             List<Worker> workers, TransactionWatch transactionWatch) {
         this.settings = settings;
         this.topics = topics;
         this.streams = streams;
-        this.worker = worker;
-        this.workerThread = new Thread(worker, "model-worker");
+        this.workers = workers;
         this.transactionWatch = transactionWatch;
     }
 
@@ -89,16 +108,64 @@ public final class CognitionRuntime implements AutoCloseable {
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + "-model-worker", topics,
                 modelClient(settings.model()), settings.model().attempts(),
                 settings.model().usesReplay() ? 100 : 1);
+        List<Worker> workers = new ArrayList<>();
+        workers.add(Worker.of("model-worker", worker, () -> { }));
+        if (settings.executor().enabled()) {
+            workers.add(executor(settings, topics, parts.signer()));
+        }
         // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): say where.
         TransactionWatch watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),
                 topics.all().stream().map(Topic::name).toList(), settings.tuning().hangingTransactionAfter())
                 .every(Duration.ofMinutes(1));
-        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, worker, watch);
+        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, workers, watch);
         streams.values().forEach(KafkaStreams::start);
-        runtime.workerThread.start();
+        workers.forEach(running -> running.thread().start());
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
                 topics.avro().describe(), settings.model().endpoint().orElse("replay model"));
         return runtime;
+    }
+
+    /**
+     * The executor and its MCP servers, started here so that the tools they offer are on cognition.tools before
+     * the first packet is assembled.
+     */
+    private static Worker executor(Settings settings, Topics topics, DecisionSignatures.Signer signer) {
+        ExecutorSettings tools = settings.executor();
+        Map<String, Object> client = settings.clientConfig();
+        requireLedgerPartitions(client, topics);
+        McpServers servers = new McpServers(tools.mcpServers(), tools.callTimeout(), tools.maxResultBytes());
+        List<McpServers.OfferedTool> offered = servers.start();
+        Publisher.publish(client, topics.tools, ToolCatalog.descriptors(offered, settings.applicationId(),
+                Instant.now()));
+        List<PublicKey> trusted = new ArrayList<>();
+        trusted.add(signer.publicKey());
+        tools.trustedKeys().forEach(file -> trusted.add(DecisionSignatures.readPublicKey(file)));
+        ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + "-executor", topics,
+                new ToolExecution(servers, Optional.empty(), tools.callTimeout()),
+                new DecisionSignatures.Verifier(trusted), tools.threads(), 100);
+        LOG.info("executor running {} tools of {} MCP servers ({}); approvals signed by key {}", offered.size(),
+                tools.mcpServers().size(), String.join(", ", servers.names()), signer.keyId());
+        return Worker.of("executor", executor, servers);
+    }
+
+    /** The executor writes a decision's ledger entry to the same partition number: the ledger needs as many. */
+    private static void requireLedgerPartitions(Map<String, Object> client, Topics topics) {
+        try (Admin admin = Admin.create(client)) {
+            Map<String, TopicDescription> described = admin.describeTopics(List.of(Topics.TOOL_DECISIONS,
+                    Topics.TOOL_LEDGER)).allTopicNames().get();
+            int decisions = described.get(Topics.TOOL_DECISIONS).partitions().size();
+            int ledger = described.get(Topics.TOOL_LEDGER).partitions().size();
+            if (ledger < decisions) {
+                throw new IllegalStateException(Topics.TOOL_LEDGER + " has " + ledger + " partitions but "
+                        + Topics.TOOL_DECISIONS + " has " + decisions + ": the executor's ledger needs at least as "
+                        + "many (kafka-topics --alter --partitions " + decisions + ")");
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot describe the tool topics: " + e.getCause().getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     /** A letter the dead-letter topic refused would stall its partition: the topic must take the largest one. */
@@ -160,11 +227,16 @@ public final class CognitionRuntime implements AutoCloseable {
 
     @Override
     public void close() {
-        worker.close();
-        try {
-            workerThread.join(Duration.ofSeconds(15).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (Worker running : workers) {
+            try {
+                running.loop().close();
+                running.thread().join(Duration.ofSeconds(15).toMillis());
+                running.after().close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                LOG.warn("closing {}: {}", running.thread().getName(), e.toString());
+            }
         }
         // Close them all at once: each waits for its threads to commit, and they do not depend on each other.
         streams.values().forEach(app -> app.close(Duration.ZERO));

@@ -23,6 +23,8 @@ import io.cognitionstreams.council.CouncilTopology;
 import io.cognitionstreams.embeddings.CachingEmbedder;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
+import io.cognitionstreams.executor.ExecutorSettings;
+import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperTopology;
 import io.cognitionstreams.governance.GovernanceTopology;
@@ -51,14 +53,14 @@ public final class Pipeline {
 
     /** The domain objects the topologies wrap, built once per app. */
     public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper,
-                        CouncilSettings council) {
+                        CouncilSettings council, DecisionSignatures.Signer signer, int autoContinueSteps) {
 
         /** The local parts only: extractive compression, no model tiers, the defaults of everything else. */
         public static Parts defaults() {
             return with(CompressionChain.builder()
                     .extractive(new ExtractiveSummarizer(EMBEDDER)).build(),
                     new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), GatekeeperSettings.defaults(),
-                    CouncilSettings.defaults());
+                    CouncilSettings.defaults(), DecisionSignatures.Signer.generated(), 0);
         }
 
         /** With the Lite and Prime compression tiers when the settings name them. */
@@ -77,9 +79,11 @@ public final class Pipeline {
                         ? Redactor.fromConfig(routing.redactionConfig().get()) : Redactor.defaults();
                 DestinationMatrix matrix = routing.destinations().map(DestinationMatrix::parse)
                         .orElseGet(DestinationMatrix::defaults);
+                ExecutorSettings tools = settings.executor();
                 return with(chain.deadline(settings.compression().deadline()).build(),
                         new OutputRouter(matrix, redactor, routing.limits()), settings.gatekeeper(),
-                        settings.council());
+                        settings.council(), new DecisionSignatures.Signer(DecisionSignatures.loadOrCreate(
+                                tools.signingKeyFile(settings.stateDir()))), tools.autoContinueSteps());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot read the redaction config "
                         + routing.redactionConfig().get(), e);
@@ -87,10 +91,12 @@ public final class Pipeline {
         }
 
         private static Parts with(FieldCompressor compressor, OutputRouter router, GatekeeperSettings gatekeeper,
-                                  CouncilSettings council) {
+                                  CouncilSettings council, DecisionSignatures.Signer signer,
+                                  int autoContinueSteps) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                    ContextLayers.defaults(compressor), compressor), router, gatekeeper, council);
+                    ContextLayers.defaults(compressor), compressor), router, gatekeeper, council, signer,
+                    autoContinueSteps);
         }
     }
 
@@ -110,12 +116,13 @@ public final class Pipeline {
         // Routing owns llm.outputs. tool.decisions is written by the gatekeeper and read here only, so a bad record
         // on it is this capability's to dead-letter.
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
-                AssemblyTopology.build(builder, topics, parts.assembler(), EMBEDDER),
+                AssemblyTopology.build(builder, topics, parts.assembler(), EMBEDDER, parts.autoContinueSteps()),
                 Set.of(Topics.LLM_OUTPUTS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));
         capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
-                GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor()), Set.of()));
+                GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor(),
+                        parts.signer()), Set.of()));
         capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
                 CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor()), Set.of()));
         capabilities.put(TimeTravelTopology.NAME, new Capability((builder, topics) ->

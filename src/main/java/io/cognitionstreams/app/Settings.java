@@ -9,6 +9,7 @@ import java.util.Optional;
 import org.apache.kafka.clients.CommonClientConfigs;
 
 import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.routing.RoutingLimits;
 
@@ -30,12 +31,13 @@ import io.cognitionstreams.routing.RoutingLimits;
  * @param tuning            Kafka Streams knobs an operator may turn: commit interval, standby replicas
  * @param clientProperties  settings every client gets (security, timeouts: {@code --command-config}), under the
  *                          app's own where its guarantees need those ({@link #clientConfig()})
+ * @param executor          the tool loop: MCP servers, the shell runner, the signing key, auto-continue
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
                        RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
-                       Tuning tuning, Map<String, Object> clientProperties) {
+                       Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor) {
 
     public Settings {
         clientProperties = Map.copyOf(clientProperties);
@@ -47,14 +49,22 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
-                GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults(), Map.of());
+                GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults(), Map.of(),
+                ExecutorSettings.none());
     }
 
     /** The same settings with another council (tests and tools that drive the council with short timeouts). */
     public Settings withCouncil(CouncilSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning,
-                clientProperties);
+                clientProperties, executor);
+    }
+
+    /** The same settings with another tool loop (tests that run the executor). */
+    public Settings withExecutor(ExecutorSettings other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
+                clientProperties, other);
     }
 
     /** What a plain client of the app (admin, publisher, model worker) starts from: the file's, then the cluster. */

@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.ToolDescriptor;
 
 /**
  * Everything one packet is assembled from, gathered by the topology from its stores.
@@ -19,10 +20,19 @@ import io.cognitionstreams.schema.Skill;
  * @param memory     past experiences similar to a query, most similar first
  * @param history    the session's messages, newest first, each with its token count in the packet's encoding
  * @param reanchor   a skill protocol to put in front of the model after a denied tool call, if any
+ * @param tools      the tools executors offer (cognition.tools), for the tools index
  */
 public record AssemblyInput(CognitionRequest request, String identity, Optional<Skill> skill,
                             Supplier<Collection<Skill>> skills, MemorySearch memory,
-                            Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor) {
+                            Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor,
+                            Supplier<Collection<ToolDescriptor>> tools) {
+
+    /** With no executor's tools. */
+    public AssemblyInput(CognitionRequest request, String identity, Optional<Skill> skill,
+                         Supplier<Collection<Skill>> skills, MemorySearch memory,
+                         Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor) {
+        this(request, identity, skill, skills, memory, history, reanchor, List::of);
+    }
 
     /** Finds past experiences for the episodic-memory layer. */
     @FunctionalInterface

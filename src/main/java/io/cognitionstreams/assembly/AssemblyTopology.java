@@ -19,6 +19,7 @@ import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.governance.MemoryEntries;
+import io.cognitionstreams.governance.ToolDescriptors;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.ErrorKind;
@@ -27,6 +28,7 @@ import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.OutputGuard;
@@ -49,15 +51,18 @@ public final class AssemblyTopology {
     public static final String SKILLS_STORE = "skills";
     public static final String IDENTITY_STORE = "identity";
     public static final String MEMORY_STORE = "episodic-memory";
+    public static final String TOOLS_STORE = "tools";
 
     private AssemblyTopology() {
     }
 
+    /** @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none */
     public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler,
-                             SentenceEmbedder embedder) {
-        // Skills and identity are small and read by every session: a global copy on each instance, not a join.
+                             SentenceEmbedder embedder, int autoContinueSteps) {
+        // Skills, identity and tools are small and read by every session: a global copy on each instance.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
         GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK);
+        GlobalMirror.add(builder, topics.tools, TOOLS_STORE, ToolDescriptors::refuse);
         // Memories are searched across sessions, so every instance holds all of them; searched through an index
         // of decoded vectors the store's loader keeps, because decoding each entry per request was the bottleneck.
         MemoryIndex memoryIndex = new MemoryIndex();
@@ -68,9 +73,10 @@ public final class AssemblyTopology {
                 Serdes.String(), topics.serde(SessionState.class)));
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HISTORY_STORE),
                 Serdes.String(), topics.serde(HistoryEntry.class)));
-        SessionAssembly sessions = new SessionAssembly(assembler, new EpisodicMemory(embedder, memoryIndex));
+        SessionAssembly sessions = new SessionAssembly(assembler, new EpisodicMemory(embedder, memoryIndex),
+                autoContinueSteps);
 
-        // All three inputs are keyed by session and share the stores, so they form one sub-topology whose task
+        // All five inputs are keyed by session and share the stores, so they form one sub-topology whose task
         // for partition p owns the sessions of partition p on every topic: no repartition is needed.
         Outputs.of(builder.stream(topics.requests.name(), topics.requests.consumed())
                         .process(() -> new Assemble(sessions, topics), Named.as("assemble"), SESSION_STORE,
@@ -85,6 +91,14 @@ public final class AssemblyTopology {
         builder.stream(topics.toolDecisions.name(), topics.toolDecisions.consumed())
                 .process(() -> new Remember<ToolDecision>(sessions::reanchor), Named.as("reanchor-on-denial"),
                         SESSION_STORE, HISTORY_STORE);
+        // A result joins the history; the last result of a turn may ask for the session's next turn itself.
+        Outputs.of(builder.stream(topics.toolResults.name(), topics.toolResults.consumed())
+                        .process(() -> new RememberResult(sessions), Named.as("remember-result"), SESSION_STORE,
+                                HISTORY_STORE), "after-result")
+                .to(topics.requests)
+                .to(topics.councilMessages)
+                .to(topics.events)
+                .end();
         // Embedded once here, on arrival, so neither a restore nor a search pays for it again.
         builder.stream(topics.channel(Channel.MEMORY).name(), topics.channel(Channel.MEMORY).consumed())
                 .mapValues(block -> EpisodicMemory.remember(requireBlock(block), embedder), Named.as("embed-memory"))
@@ -101,7 +115,8 @@ public final class AssemblyTopology {
 
     private static SessionStore memory(ProcessorContext<?, ?> context) {
         return new SessionStore(context.getStateStore(SESSION_STORE), context.getStateStore(HISTORY_STORE),
-                context.getStateStore(SKILLS_STORE), context.getStateStore(IDENTITY_STORE));
+                context.getStateStore(SKILLS_STORE), context.getStateStore(IDENTITY_STORE),
+                context.getStateStore(TOOLS_STORE));
     }
 
     /** Assembles one request; a budget failure becomes an event and a dead letter, never a cut packet. */
@@ -163,6 +178,32 @@ public final class AssemblyTopology {
                     .withValue(DeadLetters.of(ErrorKind.VALIDATION, error, new DeadLetters.Origin(at.topic(),
                             at.partition(), at.offset(), "assemble", context.applicationId()), key, value,
                             Instant.now())));
+        }
+    }
+
+    /** Remembers a tool result and forwards what it leads to: the next turn, or an escalation and its event. */
+    private static final class RememberResult implements Processor<String, ToolResult, String, SpecificRecord> {
+        private final SessionAssembly sessions;
+        private ProcessorContext<String, SpecificRecord> context;
+        private SessionStore memory;
+
+        RememberResult(SessionAssembly sessions) {
+            this.sessions = sessions;
+        }
+
+        @Override
+        public void init(ProcessorContext<String, SpecificRecord> context) {
+            this.context = context;
+            memory = memory(context);
+        }
+
+        @Override
+        public void process(Record<String, ToolResult> record) {
+            SessionAssembly.AfterResult after = sessions.remember(memory, record.value(), Instant.now());
+            after.next().ifPresent(request -> context.forward(record.withValue(request)));
+            after.escalation().ifPresent(message -> context.forward(record.withKey(message.getCouncilId())
+                    .withValue(message)));
+            after.event().ifPresent(event -> context.forward(record.withValue(event)));
         }
     }
 

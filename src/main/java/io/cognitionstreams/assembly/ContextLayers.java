@@ -93,7 +93,11 @@ public final class ContextLayers {
         }
     }
 
-    /** One line per known skill, by name; cut to whole lines when over budget. */
+    /**
+     * One line per known skill, by name, then one per tool an executor offers that the active skill may call, with
+     * its arguments and how to call it (a model is only shown tools its skill's permissions allow: any other call
+     * would be denied). Cut to whole lines when over budget.
+     */
     static final class ToolsIndex implements ContextProvider {
         @Override
         public String name() {
@@ -116,10 +120,15 @@ public final class ContextLayers {
             for (Skill skill : input.skills().get()) {
                 lines.add("- " + skill.getName() + ": " + skill.getDescription().strip());
             }
+            lines.sort(null);
+            List<String> tools = ToolLines.callable(input.skill(), input.tools().get());
+            if (!tools.isEmpty()) {
+                lines.add(ToolLines.HOW_TO_CALL);
+                lines.addAll(tools);
+            }
             if (lines.isEmpty()) {
                 return Layer.empty(name(), priority());
             }
-            lines.sort(null);
             return wholeEntries(name(), priority(), "<available_tools>", "</available_tools>", lines, budget,
                     counter);
         }

@@ -1,5 +1,6 @@
 package io.cognitionstreams.assembly;
 
+import java.time.Instant;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.Optional;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
+import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -17,7 +19,13 @@ import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilMessageType;
+import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.ToolDescriptor;
+import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.schema.TurnSettings;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.tokens.TokenCounter;
 
@@ -47,6 +55,9 @@ public final class SessionAssembly {
 
         /** The governed identity's text, when one was ever set. */
         Optional<String> identity();
+
+        /** The tools executors offer. */
+        Collection<ToolDescriptor> tools();
     }
 
     /** A store iterator over a history, which must be closed. */
@@ -62,12 +73,33 @@ public final class SessionAssembly {
     public record Turn(CognitionPacket packet, List<PipelineEvent> events, Runnable remember) {
     }
 
+    /**
+     * What a tool result leads to, once every result of its turn is in: the session's next turn (auto-continue),
+     * or, past the step limit, an escalation to the council and the event that says so.
+     */
+    public record AfterResult(Optional<CognitionRequest> next, Optional<CouncilMessage> escalation,
+                              Optional<PipelineEvent> event) {
+        static final AfterResult NOTHING = new AfterResult(Optional.empty(), Optional.empty(), Optional.empty());
+    }
+
+    /** The prompt of a turn the pipeline asks for on its own, once the tool results are in the history. */
+    public static final String CONTINUE_PROMPT = "Your tool calls have finished; their results are above. Continue "
+            + "the task from them.";
+    public static final String AUTO_CONTINUE_LIMIT = "AUTO_CONTINUE_LIMIT";
+    static final String SENDER = "assembly";
+    /** The model a request targets when it names none: counts results of sessions that never had a packet. */
+    private static final String DEFAULT_MODEL =
+            CognitionRequest.getClassSchema().getField("target_model").defaultVal().toString();
+
     private final PacketAssembler assembler;
     private final AssemblyInput.MemorySearch episodic;
+    private final int autoContinueSteps;
 
-    public SessionAssembly(PacketAssembler assembler, AssemblyInput.MemorySearch episodic) {
+    /** @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none */
+    public SessionAssembly(PacketAssembler assembler, AssemblyInput.MemorySearch episodic, int autoContinueSteps) {
         this.assembler = assembler;
         this.episodic = episodic;
+        this.autoContinueSteps = autoContinueSteps;
     }
 
     /**
@@ -85,14 +117,23 @@ public final class SessionAssembly {
         PacketAssembler.Assembly assembly;
         try (History recent = memory.newestFirst(session, historyUntil, counter)) {
             assembly = assembler.assemble(new AssemblyInput(request, memory.identity().orElse(IdentityDefaults.TEXT),
-                    skill, memory::skills, episodic, () -> recent, Optional.ofNullable(state.getReanchorProtocol())));
+                    skill, memory::skills, episodic, () -> recent, Optional.ofNullable(state.getReanchorProtocol()),
+                    memory::tools));
         }
         CognitionPacket packet = CognitionPacket.newBuilder(assembly.packet()).setHistoryUntil(historyUntil).build();
         return new Turn(packet, assembly.events(), () -> {
             SessionState.Builder next = SessionState.newBuilder(state)
                     .setEncoding(packet.getEncoding())
                     .setReanchorSkill(null)
-                    .setReanchorProtocol(null);
+                    .setReanchorProtocol(null)
+                    .setLastTurn(TurnSettings.newBuilder()
+                            .setPersona(request.getPersona())
+                            .setActiveSkill(request.getActiveSkill())
+                            .setTaskInstructionKey(request.getTaskInstructionKey())
+                            .setTargetModel(request.getTargetModel())
+                            .setMtu(request.getMtu())
+                            .setAutoContinueStep(request.getAutoContinueStep())
+                            .build());
             if (request.getRetryCount() == 0) {
                 // A retry re-runs the same turn: its prompt is already in the history.
                 memory.append(session, state.getNextSequence(), ChatMessage.newBuilder()
@@ -130,6 +171,78 @@ public final class SessionAssembly {
                 .build(), counter.encodingName(), output.getPacketId());
         memory.state(output.getSessionId(), SessionState.newBuilder(state)
                 .setNextSequence(state.getNextSequence() + 1).build());
+    }
+
+    /**
+     * A tool result joins the history as a TOOL message paired with its call ({@code tool_call_id}), pruned like any
+     * message. Rendered to the model as a user message: our models call tools with EXECUTE lines, not native tool
+     * calls, and chat APIs refuse a tool message that answers no tool call of theirs.
+     */
+    public AfterResult remember(Memory memory, ToolResult result, Instant now) {
+        if (result == null || result.getSessionId().isBlank() || result.getCallId().isBlank()) {
+            throw new InvalidRecordException("a tool result without a session or a call id cannot join a history");
+        }
+        String session = result.getSessionId();
+        SessionState state = memory.state(session);
+        TokenCounter counter = state.getEncoding() != null ? assembler.counterForEncoding(state.getEncoding())
+                : assembler.counterFor(DEFAULT_MODEL);
+        String content = ToolMessages.content(result);
+        memory.append(session, state.getNextSequence(), ChatMessage.newBuilder()
+                .setRole(ChatRole.TOOL)
+                .setContent(content)
+                .setToolCallId(result.getCallId())
+                .setName(result.getTool())
+                .setTokenCount(counter.count(content))
+                .build(), counter.encodingName(), result.getPacketId());
+        SessionState.Builder next = SessionState.newBuilder(state).setNextSequence(state.getNextSequence() + 1);
+        if (autoContinueSteps == 0 || result.getPacketId() == null || result.getCallCount() <= 0) {
+            memory.state(session, next.build());
+            return AfterResult.NOTHING;
+        }
+        int seen = result.getPacketId().equals(state.getResultsPacket()) ? state.getResultsSeen() + 1 : 1;
+        if (seen < result.getCallCount()) {
+            memory.state(session, next.setResultsPacket(result.getPacketId()).setResultsSeen(seen).build());
+            return AfterResult.NOTHING;
+        }
+        memory.state(session, next.setResultsPacket(null).setResultsSeen(0).build());
+        TurnSettings last = state.getLastTurn();
+        if (last == null) {
+            return AfterResult.NOTHING;
+        }
+        int step = last.getAutoContinueStep() + 1;
+        if (step > autoContinueSteps) {
+            String message = "session " + session + " took " + autoContinueSteps + " turns on its own after tool "
+                    + "results (--auto-continue-steps) and stopped: its next turn waits for the agent or the council";
+            return new AfterResult(Optional.empty(), Optional.of(CouncilMessage.newBuilder()
+                    .setMsgId(result.getPacketId() + "-auto-continue-limit")
+                    .setParentId(result.getPacketId())
+                    .setCouncilId(OutputRouter.COUNCIL_ID)
+                    .setTimestamp(now)
+                    .setSender(SENDER)
+                    .setRole("observer")
+                    .setType(CouncilMessageType.ESCALATION)
+                    .setRiskLevel(RiskLevel.HIGH)
+                    .setContent(message + ". Prime's attention needed (a runaway tool loop?).")
+                    .setSessionId(session)
+                    .build()),
+                    Optional.of(PipelineEvents.event(result.getPacketId() + "-auto-continue-limit",
+                            AUTO_CONTINUE_LIMIT, Severity.WARN, new PipelineEvents.Turn(session, null,
+                                    result.getPacketId()), message, Map.of("steps",
+                                    String.valueOf(autoContinueSteps)), now)));
+        }
+        return new AfterResult(Optional.of(CognitionRequest.newBuilder()
+                .setRequestId(result.getPacketId() + "-next")
+                .setSessionId(session)
+                .setUserPrompt(CONTINUE_PROMPT)
+                .setPersona(last.getPersona())
+                .setActiveSkill(last.getActiveSkill())
+                .setTaskInstructionKey(last.getTaskInstructionKey())
+                .setTargetModel(last.getTargetModel())
+                .setMtu(last.getMtu())
+                .setParentId(result.getPacketId())
+                .setAutoContinueStep(step)
+                .setTimestamp(now)
+                .build()), Optional.empty(), Optional.empty());
     }
 
     /** A denied call puts the skill's protocol in front of the model on the session's next packet. */

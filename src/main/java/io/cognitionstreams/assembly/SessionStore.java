@@ -16,13 +16,14 @@ import io.cognitionstreams.schema.HistoryEntry;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.tokens.TokenCounter;
 
 /**
  * The assembly's stores as a {@link SessionAssembly.Memory}. A session's messages are one store entry each under
  * {@code <session>/<10-digit sequence>}, so that assembling a turn reads only the newest messages that fit its
  * budget (a reverse range scan) and costs the same at 10 turns or 1,000. Each message is counted once, when it is
- * added, in the session's encoding. Skills and identity are the global stores.
+ * added, in the session's encoding. Skills, identity and the executors' tools are the global stores.
  */
 final class SessionStore implements SessionAssembly.Memory {
 
@@ -30,13 +31,16 @@ final class SessionStore implements SessionAssembly.Memory {
     private final KeyValueStore<String, HistoryEntry> history;
     private final ReadOnlyKeyValueStore<String, Skill> skills;
     private final ReadOnlyKeyValueStore<String, Identity> identity;
+    private final ReadOnlyKeyValueStore<String, ToolDescriptor> tools;
 
     SessionStore(KeyValueStore<String, SessionState> sessions, KeyValueStore<String, HistoryEntry> history,
-                 ReadOnlyKeyValueStore<String, Skill> skills, ReadOnlyKeyValueStore<String, Identity> identity) {
+                 ReadOnlyKeyValueStore<String, Skill> skills, ReadOnlyKeyValueStore<String, Identity> identity,
+                 ReadOnlyKeyValueStore<String, ToolDescriptor> tools) {
         this.sessions = sessions;
         this.history = history;
         this.skills = skills;
         this.identity = identity;
+        this.tools = tools;
     }
 
     static String key(String session, long sequence) {
@@ -74,8 +78,17 @@ final class SessionStore implements SessionAssembly.Memory {
 
     @Override
     public Collection<Skill> skills() {
-        List<Skill> all = new ArrayList<>();
-        try (KeyValueIterator<String, Skill> iterator = skills.all()) {
+        return all(skills);
+    }
+
+    @Override
+    public Collection<ToolDescriptor> tools() {
+        return all(tools);
+    }
+
+    private static <V> Collection<V> all(ReadOnlyKeyValueStore<String, V> store) {
+        List<V> all = new ArrayList<>();
+        try (KeyValueIterator<String, V> iterator = store.all()) {
             iterator.forEachRemaining(entry -> all.add(entry.value));
         }
         return all;

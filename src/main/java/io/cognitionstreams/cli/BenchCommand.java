@@ -23,6 +23,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
@@ -100,7 +101,7 @@ final class BenchCommand implements Callable<Integer> {
                     partitions, (short) (broker != null ? 1 : -1), 1, Settings.ModelSettings.replay(),
                     Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
                     GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuning.tuning(),
-                    cluster.fileSettings());
+                    cluster.fileSettings(), ExecutorSettings.none());
             err.printf("bench %s: %s broker at %s, %d partitions, workload %s, commit interval %d ms%n", run,
                     broker != null ? "embedded" : "external", bootstrap, partitions, workload,
                     tuning.commitInterval.toMillis());

@@ -20,6 +20,8 @@ import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.executor.ExecutorSettings;
+import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.cognitionstreams.gatekeeper.CognitiveLoad;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.routing.RoutingLimits;
@@ -74,6 +76,9 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     TuningOptions tuning;
+
+    @Mixin
+    ExecutorOptions executor;
 
     @Option(names = "--model-endpoint", paramLabel = "URL",
             description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
@@ -192,6 +197,9 @@ final class RunCommand implements Callable<Integer> {
         RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew);
+        // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
+        ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
+                Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of());
         Map<String, Object> clientProperties = cluster.fileSettings();
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.namedCluster().orElse(null);
@@ -212,7 +220,7 @@ final class RunCommand implements Callable<Integer> {
                         compressionDeadline),
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
-                gatekeeper, council, tuning.tuning(), clientProperties);
+                gatekeeper, council, tuning.tuning(), clientProperties, tools);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.

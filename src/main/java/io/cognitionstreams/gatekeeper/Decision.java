@@ -12,8 +12,10 @@ import java.util.Objects;
  *                           lacks; null otherwise
  * @param protocol           on a permission denial, the skill's protocol (SKILL.md body), so the model re-reads its
  *                           rules at the moment it drifted from them; null otherwise
+ * @param retrySafe          on an approval, the skill declares the tool read-only or idempotent (SKILL.md
+ *                           {@code retry_safe}), so an executor may run it again after a crash
  */
-public record Decision(Kind kind, String reason, String requiredPermission, String protocol) {
+public record Decision(Kind kind, String reason, String requiredPermission, String protocol, boolean retrySafe) {
 
     /** What decided a call; every kind but the first two is a denial. */
     public enum Kind {
@@ -57,19 +59,19 @@ public record Decision(Kind kind, String reason, String requiredPermission, Stri
         return kind == Kind.PRIVILEGED;
     }
 
-    static Decision approve(String reason) {
-        return new Decision(Kind.APPROVED, reason, null, null);
+    static Decision approve(String reason, boolean retrySafe) {
+        return new Decision(Kind.APPROVED, reason, null, null, retrySafe);
     }
 
     static Decision approvePrivileged(String reason) {
-        return new Decision(Kind.PRIVILEGED, reason, null, null);
+        return new Decision(Kind.PRIVILEGED, reason, null, null, false);
     }
 
     static Decision deny(Kind kind, String reason) {
-        return new Decision(kind, reason, null, null);
+        return new Decision(kind, reason, null, null, false);
     }
 
     static Decision denyWithProtocol(String reason, String requiredPermission, String protocol) {
-        return new Decision(Kind.PERMISSION, reason, requiredPermission, protocol);
+        return new Decision(Kind.PERMISSION, reason, requiredPermission, protocol, false);
     }
 }

@@ -111,7 +111,8 @@ public final class Gatekeeper {
                     + "only in its own name");
         }
         if (skill.permissions().allows(tool)) {
-            return Decision.approve("approved: skill \"" + skill.name() + "\" is permitted " + tool);
+            return Decision.approve("approved: skill \"" + skill.name() + "\" is permitted " + tool,
+                    skill.retrySafe().allows(tool));
         }
         String required = skill.permissions().requiredPermission(tool).orElseThrow();
         String service = tool.substring(0, delimiter);

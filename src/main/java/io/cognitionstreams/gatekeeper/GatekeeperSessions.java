@@ -31,6 +31,7 @@ import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.skills.ToolNames;
@@ -83,15 +84,18 @@ public final class GatekeeperSessions {
     private final GatekeeperSettings settings;
     private final CognitiveLoad load;
     private final Redactor redactor;
+    private final DecisionSignatures.Signer signer;
 
     /**
      * @param redactor scrubs the command text of approved shell calls before channel.shell, which people and logs
      *                 read; executors run the approved command from tool.decisions
+     * @param signer   signs approvals, so that executors can tell them from records anyone else wrote
      */
-    public GatekeeperSessions(GatekeeperSettings settings, Redactor redactor) {
+    public GatekeeperSessions(GatekeeperSettings settings, Redactor redactor, DecisionSignatures.Signer signer) {
         this.settings = settings;
         this.load = settings.load();
         this.redactor = redactor;
+        this.signer = signer;
     }
 
     /** Decides, with {@code gatekeeper}, a call read under {@code key} at {@code now}. */
@@ -123,18 +127,24 @@ public final class GatekeeperSessions {
         List<String> newlyOverloaded = session != null ? remember(memory, session, call, decision, now) : null;
 
         List<Keyed> records = new ArrayList<>();
-        records.add(new Keyed(key, ToolDecision.newBuilder()
+        ToolDecision verdict = ToolDecision.newBuilder()
                 .setCall(call)
                 .setVerdict(decision.approved() ? Verdict.APPROVED : Verdict.DENIED)
                 .setReason(decision.reason())
                 .setRequiredPermission(decision.requiredPermission())
                 .setProtocol(decision.protocol())
+                .setRetrySafe(decision.retrySafe())
                 .setTimestamp(now)
-                .build()));
+                .build();
+        records.add(new Keyed(key, decision.approved() ? signer.sign(verdict) : verdict));
         if (shell != null) {
             records.add(new Keyed(key, shell));
         }
         String events = session != null ? session : COMPONENT;
+        if (!decision.approved() && session != null) {
+            // Every call of a turn gets one result, so the session knows when all of them are in.
+            records.add(new Keyed(key, denial(call, decision, now)));
+        }
         if (!decision.approved()) {
             Map<String, String> attributes = callAttributes(call);
             attributes.put("kind", decision.kind().label());
@@ -186,6 +196,22 @@ public final class GatekeeperSessions {
             annotated.setJson(ResultAnnotator.annotateJson(result.getJson(), warning).json());
         }
         return annotated.build();
+    }
+
+    /** A denied call's result: no executor ever sees the call, so the gatekeeper answers it. */
+    private static ToolResult denial(ToolCall call, Decision decision, Instant now) {
+        return ToolResult.newBuilder()
+                .setCallId(call.getCallId())
+                .setSessionId(call.getSessionId())
+                .setTool(call.getTool())
+                .setSuccess(false)
+                .setError(decision.reason())
+                .setStatus(ToolStatus.DENIED)
+                .setExecutor(COMPONENT)
+                .setPacketId(call.getPacketId())
+                .setCallCount(call.getCallCount())
+                .setTimestamp(now)
+                .build();
     }
 
     /** RESET_SKILLS empties the active skills (the load), keeping counters and denials; END_SESSION forgets all. */

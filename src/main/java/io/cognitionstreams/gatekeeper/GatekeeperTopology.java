@@ -27,9 +27,11 @@ import io.cognitionstreams.topology.Outputs;
 /**
  * Gatekeeper filtering, wiring {@link GatekeeperSessions} to its topics and its store:
  * <ul>
- *   <li>tool.calls -> a decision against the active skill's permissions -> tool.decisions. A denial carries the
- *       required permission and the skill's protocol, which the assembly puts in front of the model next
- *       (re-anchoring). An approved shell call also goes to channel.shell: the only way anything gets there.</li>
+ *   <li>tool.calls -> a decision against the active skill's permissions -> tool.decisions. An approval is signed
+ *       ({@link DecisionSignatures}), so executors run nothing else. A denial carries the required permission and
+ *       the skill's protocol, which the assembly puts in front of the model next (re-anchoring), and is answered at
+ *       once on tool.results, since no executor will. An approved shell call also goes to channel.shell: the only
+ *       way anything gets there.</li>
  *   <li>tool.outcomes -> a cognitive-load warning when the session has more active skills than the threshold ->
  *       tool.results.</li>
  *   <li>session.control -> forget a session's active skills (RESET_SKILLS) or the whole session (END_SESSION).</li>
@@ -47,8 +49,9 @@ public final class GatekeeperTopology {
     }
 
     /** @param redactor scrubs the command text of approved shell calls before channel.shell, which people read */
-    public static void build(StreamsBuilder builder, Topics topics, GatekeeperSettings settings, Redactor redactor) {
-        GatekeeperSessions sessions = new GatekeeperSessions(settings, redactor);
+    public static void build(StreamsBuilder builder, Topics topics, GatekeeperSettings settings, Redactor redactor,
+                             DecisionSignatures.Signer signer) {
+        GatekeeperSessions sessions = new GatekeeperSessions(settings, redactor, signer);
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
         // Changelogged, so a restart or a rebalance restores every session's active skills; cached, so a busy
         // session writes its changelog once per commit rather than once per call.

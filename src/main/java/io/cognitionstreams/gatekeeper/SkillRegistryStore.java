@@ -20,7 +20,8 @@ import io.cognitionstreams.skills.SkillDefinition;
  */
 final class SkillRegistryStore implements SkillRegistry {
 
-    private record Compiled(List<String> permissions, PermissionSet set) {
+    private record Compiled(List<String> permissions, PermissionSet set, List<String> retrySafe,
+                            PermissionSet retrySafeSet) {
     }
 
     private final ReadOnlyKeyValueStore<String, io.cognitionstreams.schema.Skill> store;
@@ -38,12 +39,14 @@ final class SkillRegistryStore implements SkillRegistry {
             return Optional.empty();
         }
         Compiled permissions = compiled.get(name);
-        if (permissions == null || !permissions.permissions().equals(stored.getPermissions())) {
+        if (permissions == null || !permissions.permissions().equals(stored.getPermissions())
+                || !permissions.retrySafe().equals(stored.getRetrySafe())) {
             permissions = new Compiled(List.copyOf(stored.getPermissions()),
-                    PermissionSet.compile(stored.getPermissions()));
+                    PermissionSet.compile(stored.getPermissions()), List.copyOf(stored.getRetrySafe()),
+                    PermissionSet.compile(stored.getRetrySafe()));
             compiled.put(name, permissions);
         }
         return Optional.of(new SkillDefinition(stored.getName(), stored.getVersion(), stored.getDescription(),
-                permissions.set(), stored.getRequiredRefs(), stored.getProtocol()));
+                permissions.set(), stored.getRequiredRefs(), stored.getProtocol(), permissions.retrySafeSet()));
     }
 }

@@ -26,8 +26,8 @@ import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.GlobalMirror;
 
 /**
- * The records every instance holds as shared truth, in global stores: skills and identity (governed) and episodic
- * memory. Here they are read as an ordinary stream task: each accepted change of a skill or of identity is a
+ * The records every instance holds as shared truth, in global stores: skills and identity (governed), episodic
+ * memory and the executors' tools. Here they are read as an ordinary stream task: each accepted change of a skill or of identity is a
  * {@value AuditTrail#EVENT} event with its old and new version, and each record the other capabilities' mirrors
  * skip (bytes that do not decode, a record their check refuses) is dead-lettered here, once, in this task's
  * exactly-once transaction. The mirrors run on global threads, which cannot write a letter ({@link GlobalMirror}),
@@ -51,8 +51,9 @@ public final class GovernanceTopology {
                 version -> Optional.of(String.join(" and ", version.getAuthors())));
         skills.merge(identity, Named.as("governance-changes"))
                 .to(topics.events.name(), topics.events.produced());
-        // Memories change with every THOUGHT_SEED: guarded, not audited.
+        // Memories change with every THOUGHT_SEED, tools with every executor start: guarded, not audited.
         GlobalMirror.guard(builder, topics.memory, MemoryEntries::refuse);
+        GlobalMirror.guard(builder, topics.tools, ToolDescriptors::refuse);
     }
 
     private static <V> KStream<String, PipelineEvent> audit(StreamsBuilder builder, Topic<String, V> topic,

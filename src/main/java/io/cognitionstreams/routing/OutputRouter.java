@@ -7,7 +7,6 @@ import java.util.TreeMap;
 
 import org.apache.avro.specific.SpecificRecord;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.redaction.Redaction;
@@ -149,6 +148,8 @@ public final class OutputRouter {
                         .build());
             }
         }
+        // The session waits for this many results before it may continue on its own (auto-continue).
+        calls.forEach(call -> call.setCallCount(calls.size()));
         return new Routing(blocks, calls, markers, redactions);
     }
 
@@ -195,6 +196,7 @@ public final class OutputRouter {
 
     private static ToolCall toolCall(LlmOutput output, String blockId, int blockCount, String command) {
         String skill = output.getActiveSkill();
+        ExecuteLine line = ExecuteLine.parse(command);
         return ToolCall.newBuilder()
                 .setCallId(blockId)
                 .setSessionId(output.getSessionId())
@@ -203,8 +205,8 @@ public final class OutputRouter {
                 .setBlockCount(blockCount)
                 .setCaller(skill != null ? skill : NO_SKILL_CALLER)
                 .setSkill(skill)
-                .setTool(SHELL_TOOL)
-                .setArguments(JsonNodeFactory.instance.objectNode().put("command", command).toString())
+                .setTool(line.tool())
+                .setArguments(line.arguments())
                 .setTimestamp(output.getTimestamp())
                 .build();
     }

@@ -7,10 +7,18 @@ import java.util.Objects;
  * A skill as its SKILL.md declares it ({@link SkillParser}). {@code protocol} is the Markdown body: the rules the
  * model must follow, handed back with every denial so the model re-reads them. It is kept unrendered;
  * {@code {{ skill.name }}}-style placeholders are left for whoever renders it. {@code version} and
- * {@code description} are empty when the front matter leaves them out.
+ * {@code description} are empty when the front matter leaves them out. {@code retrySafe} names the tools the skill
+ * declares read-only or idempotent: an executor may run those again after a crash, where any other call ends in an
+ * unknown outcome rather than a second run.
  */
 public record SkillDefinition(String name, String version, String description, PermissionSet permissions,
-                              List<String> requiredRefs, String protocol) {
+                              List<String> requiredRefs, String protocol, PermissionSet retrySafe) {
+
+    /** A skill that declares no tool retry-safe. */
+    public SkillDefinition(String name, String version, String description, PermissionSet permissions,
+                           List<String> requiredRefs, String protocol) {
+        this(name, version, description, permissions, requiredRefs, protocol, PermissionSet.compile(List.of()));
+    }
 
     public SkillDefinition {
         Objects.requireNonNull(name, "name");
@@ -19,5 +27,6 @@ public record SkillDefinition(String name, String version, String description, P
         Objects.requireNonNull(permissions, "permissions");
         requiredRefs = List.copyOf(requiredRefs);
         Objects.requireNonNull(protocol, "protocol");
+        Objects.requireNonNull(retrySafe, "retrySafe");
     }
 }

@@ -37,6 +37,8 @@ public final class SkillFiles {
                     .setDescription(skill.description())
                     .setPermissions(skill.permissions().permissions().stream().map(Permission::canonical).sorted()
                             .toList())
+                    .setRetrySafe(skill.retrySafe().permissions().stream().map(Permission::canonical).sorted()
+                            .toList())
                     .setRequiredRefs(skill.requiredRefs())
                     .setProtocol(skill.protocol())
                     .setRefs(refs)

@@ -25,6 +25,9 @@ import org.yaml.snakeyaml.error.YAMLException;
  *   <li>{@code permissions} (optional list of strings, see {@link Permission}); absent means the skill may call no
  *       tool. Quote the lone wildcard ({@code - "*"}): bare {@code *} is YAML alias syntax.</li>
  *   <li>{@code required_refs} (optional list of strings).</li>
+ *   <li>{@code retry_safe} (optional list of permission patterns, as {@code permissions}): tools that are read-only
+ *       or idempotent, which an executor may run again after a crash. It grants nothing: a tool listed here
+ *       that {@code permissions} does not cover is still denied.</li>
  * </ul>
  * Other keys are ignored, so SKILL.md files written for other tools still load. Duplicate keys are refused: a second
  * {@code permissions} must not quietly replace the first. The body must not be blank: a skill without a protocol
@@ -123,14 +126,16 @@ public final class SkillParser {
         }
         String name = name(front, source);
         PermissionSet permissions;
+        PermissionSet retrySafe;
         try {
             permissions = PermissionSet.compile(stringList(front, "permissions", source));
+            retrySafe = PermissionSet.compile(stringList(front, "retry_safe", source));
         } catch (IllegalArgumentException e) {
             throw new SkillFormatException(source, e.getMessage(), e);
         }
         return new SkillDefinition(name, optionalString(front, "version", source),
                 optionalString(front, "description", source), permissions,
-                stringList(front, "required_refs", source), protocol);
+                stringList(front, "required_refs", source), protocol, retrySafe);
     }
 
     private static Map<?, ?> frontMatter(String yaml, String source) {

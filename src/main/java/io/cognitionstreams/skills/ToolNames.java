@@ -1,5 +1,7 @@
 package io.cognitionstreams.skills;
 
+import java.util.Optional;
+
 /**
  * The shape of a tool name, shared by tool calls and permissions. A tool name is {@code service.method} (MCP) or
  * {@code service:method} (YAML): a service, one delimiter, then a method of one or more segments joined by dots
@@ -56,5 +58,20 @@ public final class ToolNames {
     public static String canonical(String tool, int delimiter) {
         return tool.charAt(delimiter) == ':' ? tool
                 : tool.substring(0, delimiter) + ':' + tool.substring(delimiter + 1);
+    }
+
+    /** TEMPORARY until feat/tool-names merges: service and method of a well-formed name in any spelling. */
+    public static Optional<ToolName> split(String tool) {
+        if (tool == null) {
+            return Optional.empty();
+        }
+        if (tool.startsWith("mcp__")) {
+            int end = tool.indexOf("__", 5);
+            return end <= 5 || end + 2 >= tool.length() ? Optional.empty()
+                    : Optional.of(new ToolName(tool.substring(5, end), tool.substring(end + 2)));
+        }
+        int delimiter = delimiter(tool);
+        return delimiter < 0 ? Optional.empty()
+                : Optional.of(new ToolName(tool.substring(0, delimiter), tool.substring(delimiter + 1)));
     }
 }

@@ -27,6 +27,8 @@ import io.cognitionstreams.schema.SessionControl;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.ToolDescriptor;
+import io.cognitionstreams.schema.ToolLedgerEntry;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.serde.AvroSerdeFactory;
 
@@ -48,6 +50,8 @@ public final class Topics {
     public static final String TOOL_DECISIONS = "tool.decisions";
     public static final String TOOL_OUTCOMES = "tool.outcomes";
     public static final String TOOL_RESULTS = "tool.results";
+    public static final String TOOL_LEDGER = "tool.ledger";
+    public static final String COGNITION_TOOLS = "cognition.tools";
     public static final String SESSION_CONTROL = "session.control";
     public static final String COUNCIL_MESSAGES = "council.messages";
     public static final String COUNCIL_DECISIONS = "council.decisions";
@@ -89,6 +93,8 @@ public final class Topics {
     public final Topic<String, ToolDecision> toolDecisions;
     public final Topic<String, ToolResult> toolOutcomes;
     public final Topic<String, ToolResult> toolResults;
+    public final Topic<String, ToolLedgerEntry> toolLedger;
+    public final Topic<String, ToolDescriptor> tools;
     public final Topic<String, SessionControl> sessionControl;
     public final Topic<String, CouncilMessage> councilMessages;
     public final Topic<String, CouncilDecision> councilDecisions;
@@ -130,7 +136,15 @@ public final class Topics {
         toolOutcomes = add(TOOL_OUTCOMES, ToolResult.class, Map.of(), SESSION,
                 "tool executors -> gatekeeper (cognitive-load warnings)");
         toolResults = add(TOOL_RESULTS, ToolResult.class, Map.of(), SESSION,
-                "gatekeeper (outcomes, with a warning when the session is overloaded) -> agents");
+                "gatekeeper (outcomes, with a warning when the session is overloaded; denials) -> agents, "
+                        + "assembly (the session's next packet, auto-continue)");
+        // Written to the partition of the decision it is about, not by its key's hash: the executor that owns a
+        // decisions partition restores its ledger from the same partition number, as a store from its changelog.
+        toolLedger = add(TOOL_LEDGER, ToolLedgerEntry.class, COMPACTED,
+                new TopicKey<>("call_id (in the partition of its decision)", ToolLedgerEntry::getCallId),
+                "executor -> executor (at-most-once ledger: STARTED before a side effect, FINISHED with its result)");
+        tools = add(COGNITION_TOOLS, ToolDescriptor.class, COMPACTED, "name",
+                "executors (what their MCP servers list) -> assembly (the tools index layer)");
         sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(), SESSION,
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(), COUNCIL,

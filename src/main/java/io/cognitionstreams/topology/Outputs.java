@@ -37,12 +37,15 @@ public final class Outputs {
         return to(topic, topic.produced());
     }
 
-    /** With a partitioner or other producer settings of the caller's. */
+    /**
+     * With a partitioner or other producer settings of the caller's. The sink is named after this split, so that two
+     * splits of one topology may write the same topic.
+     */
     public <V extends SpecificRecord> Outputs to(Topic<String, V> topic, Produced<String, V> produced) {
         Class<V> type = topic.valueType();
         split.branch((key, record) -> takes(topic, record), Branched.withConsumer(records -> records
                 .mapValues(record -> type.cast(record), Named.as(name + "-as-" + topic.name()))
-                .to(topic.name(), produced), topic.name()));
+                .to(topic.name(), produced.withName(name + "-to-" + topic.name())), topic.name()));
         return this;
     }
 

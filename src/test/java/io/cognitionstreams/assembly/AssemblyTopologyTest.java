@@ -52,6 +52,9 @@ import io.cognitionstreams.topics.Topics;
 
 class AssemblyTopologyTest {
 
+    /** Turns a session may take on its own after its tool results, in these tests. */
+    private static final int AUTO_CONTINUE = 2;
+
     /**
      * Stands in for the compression chain (CompressionChainTest covers the real one): keeps the longest prefix
      * that fits, tagged, so a test sees exactly which path a field took.
@@ -92,7 +95,7 @@ class AssemblyTopologyTest {
     private TopologyTestDriver start(Path dir) {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared());
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), AUTO_CONTINUE);
         TopologyTestDriver started = Drivers.driver(builder.build(), dir);
         requests = TopicDriver.input(started, topics.requests);
         rawRequests = TopicDriver.raw(started, topics.requests);
@@ -339,7 +342,7 @@ class AssemblyTopologyTest {
                 OutputLimits.DEFAULT_MAX_REQUEST_BYTES, Map.of(Topics.COGNITION_PACKETS, small)));
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, narrow, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared());
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), 0);
         try (TopologyTestDriver narrowDriver = Drivers.driver(builder.build(), other)) {
             TopicDriver.input(narrowDriver, narrow.requests).pipeInput("s1", Records.request("s1",
                     "Summarize this log: " + "disk ok; ".repeat(3000)).setMtu(100_000).build());

@@ -89,7 +89,7 @@ class CommandConfigIT {
         Settings settings = new Settings(local.bootstrapServers(), local.applicationId(), local.stateDir(),
                 local.schemaRegistryUrl(), local.partitions(), local.replicationFactor(), local.streamThreads(),
                 local.model(), local.compression(), local.routing(), local.gatekeeper(), local.council(),
-                local.tuning(), ClientProperties.load(file, Map.of()));
+                local.tuning(), ClientProperties.load(file, Map.of()), local.executor());
         try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
             runtime.awaitRunning(Duration.ofMinutes(2));
             assertThat(CONFIGURED).as("every capability's Kafka Streams clients")

@@ -39,6 +39,7 @@ import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.skills.ToolNames;
 import io.cognitionstreams.testing.Drivers;
@@ -51,6 +52,7 @@ class GatekeeperTopologyTest {
     /** Low, so three skills overload a session. */
     private static final int THRESHOLD = 2;
     private static final String ROOT = "ops";
+    private static final DecisionSignatures.Signer SIGNER = DecisionSignatures.Signer.generated();
     /** Arguments an approved shell call needs. */
     private static final String LS = "{\"command\":\"ls\"}";
     private static final String WARNING_START = "[COGNITIVE LOAD WARNING] 3 skills are active in this session (limit 2).";
@@ -75,7 +77,7 @@ class GatekeeperTopologyTest {
     void start() {
         StreamsBuilder builder = new StreamsBuilder();
         GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.of(ROOT), THRESHOLD),
-                Redactor.defaults());
+                Redactor.defaults(), SIGNER);
         driver = Drivers.driver(builder.build(), stateDir);
         skills = TopicDriver.input(driver, topics.skills);
         calls = TopicDriver.input(driver, topics.toolCalls);
@@ -384,6 +386,7 @@ class GatekeeperTopologyTest {
     void resetEmptiesTheActiveSkillsAndTheWarningGoesAway() {
         overload("s1");
         decide("s1", call("s1", "writer", "shell.run").build());
+        assertThat(results.readValue().getStatus()).as("a denied call's result").isEqualTo(ToolStatus.DENIED);
 
         control.pipeInput("s1", control("s1", SessionAction.RESET_SKILLS));
 

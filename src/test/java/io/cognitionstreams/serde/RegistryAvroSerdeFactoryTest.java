@@ -167,11 +167,12 @@ class RegistryAvroSerdeFactoryTest {
 
     @Test
     void aValueWrittenWithAnOlderSchemaDecodesIntoTheCurrentClass() throws IOException {
-        // The older CognitionRequest lacked parent_id and retry_count; the current one adds them with defaults,
+        // The older CognitionRequest lacked parent_id, retry_count and auto_continue_step; the current one adds them
+        // with defaults,
         // which is what BACKWARD allows: the new reader reads the old data.
         Schema current = CognitionRequest.getClassSchema();
         List<Schema.Field> oldFields = current.getFields().stream()
-                .filter(f -> !Set.of("parent_id", "retry_count").contains(f.name()))
+                .filter(f -> !Set.of("parent_id", "retry_count", "auto_continue_step").contains(f.name()))
                 .map(f -> new Schema.Field(f, f.schema())).toList();
         Schema old = Schema.createRecord(current.getName(), null, current.getNamespace(), false, oldFields);
         long id = registry.register(SUBJECT, old.toString());

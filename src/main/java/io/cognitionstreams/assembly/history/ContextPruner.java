@@ -25,9 +25,11 @@ import io.cognitionstreams.tokens.TokenCounter;
  *   <li>each ASSISTANT message with a {@code tool_call_id} is directly followed by a TOOL message with that id.</li>
  * </ul>
  * Input that breaks them is repaired, never dropped. A TOOL message with no such call before it (its call was
- * pruned upstream, or a SYSTEM or USER message came in between) becomes a USER message whose content starts with
- * a note saying it is a tool's output; the tool's {@code name} moves into that note and {@code tool_call_id} is
- * cleared. An ASSISTANT call with no result after it keeps its content and loses its {@code tool_call_id}.
+ * pruned upstream, a SYSTEM or USER message came in between, or the call was an EXECUTE line of the assistant's
+ * text rather than a native tool call, which is how the executor's results arrive) becomes a USER message whose
+ * content starts with a note naming the tool and the call. It keeps {@code name} and {@code tool_call_id}, the
+ * record of which call it answers: a model is sent only role and content, so they cannot break a chat API's
+ * pairing rules. An ASSISTANT call with no result after it keeps its content and loses its {@code tool_call_id}.
  *
  * <p><b>Pruning.</b> Nothing is reordered or dropped.
  * <ul>
@@ -159,9 +161,9 @@ public final class ContextPruner {
         return line.length() <= MAX_ERROR_CHARS ? line : TextCut.prefix(line, MAX_ERROR_CHARS) + "...";
     }
 
-    static String orphanNote(String toolName) {
+    static String orphanNote(String toolName, String callId) {
         String tool = toolName == null ? "a tool" : "tool " + toolName;
-        return "[output of " + tool + "; its call is no longer in the history]\n";
+        return "[output of " + tool + (callId == null ? "" : ", call " + callId) + "]\n";
     }
 
     private static boolean answers(List<ChatMessage> history, int index, String callId) {
@@ -196,7 +198,7 @@ public final class ContextPruner {
             content = truncate(content);
         }
         if (orphan) {
-            content = orphanNote(message.getName()) + content;
+            content = orphanNote(message.getName(), message.getToolCallId()) + content;
         }
         boolean changed = !content.equals(message.getContent());
         if (!changed && !orphan && !unanswered) {
@@ -204,7 +206,7 @@ public final class ContextPruner {
         }
         ChatMessage.Builder copy = ChatMessage.newBuilder(message).setContent(content);
         if (orphan) {
-            copy.setRole(ChatRole.USER).setToolCallId(null).setName(null);
+            copy.setRole(ChatRole.USER);
         }
         if (unanswered) {
             copy.setToolCallId(null);

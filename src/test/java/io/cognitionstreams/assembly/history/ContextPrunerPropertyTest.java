@@ -76,7 +76,7 @@ class ContextPrunerPropertyTest {
             if (before.getRole() == ChatRole.SYSTEM) {
                 assertThat(after).as(where).isSameAs(before);
             }
-            String note = orphaned ? ContextPruner.orphanNote(before.getName()) : "";
+            String note = orphaned ? ContextPruner.orphanNote(before.getName(), before.getToolCallId()) : "";
             assertThat(after.getContent()).as(where).startsWith(note);
             String body = after.getContent().substring(note.length());
             assertThat(after.getContent().length()).as("never longer, notes aside: " + where)

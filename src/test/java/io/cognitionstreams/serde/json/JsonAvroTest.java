@@ -58,7 +58,7 @@ class JsonAvroTest {
             j("{'request_id':'req-1','session_id':'sess-1','user_prompt':'Plan the migration.',"
                     + "'persona':'architect','active_skill':null,'task_instruction_key':'initial_planning',"
                     + "'target_model':'gpt-4o','mtu':4096,'parent_id':null,'retry_count':0,'retry_reason':null,"
-                    + "'history_until':null,"
+                    + "'history_until':null,'auto_continue_step':0,"
                     + "'timestamp':'2026-11-22T10:00:00Z'}");
 
     private static final String PACKET =
@@ -519,7 +519,7 @@ class JsonAvroTest {
         assertError(MINIMAL_REQUEST.replace("session_id", "sesion_id"), CognitionRequest.class,
                 "$.sesion_id: unknown field, known fields: [request_id, session_id, user_prompt, "
                         + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
-                        + "retry_count, retry_reason, history_until, timestamp]");
+                        + "retry_count, retry_reason, history_until, auto_continue_step, timestamp]");
         assertError(PACKET.replace(j("'reanchor':null"), j("'reanchor':null,'extra':1")),
                 CognitionPacket.class,
                 "$.header.extra: unknown field, known fields: [identity, persona, task_instruction_key, "
@@ -531,7 +531,7 @@ class JsonAvroTest {
         assertError(MINIMAL_REQUEST.replace("}", j(",'a b':1}")), CognitionRequest.class,
                 "$['a b']: unknown field, known fields: [request_id, session_id, user_prompt, "
                         + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
-                        + "retry_count, retry_reason, history_until, timestamp]");
+                        + "retry_count, retry_reason, history_until, auto_continue_step, timestamp]");
     }
 
     @Test

@@ -1,0 +1,81 @@
+package io.cognitionstreams.assembly;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.ToolDescriptor;
+import io.cognitionstreams.skills.PermissionSet;
+
+/**
+ * The executors' tools as the tools index shows them: {@code - NAME(arg: type, opt?: type): description}, only
+ * those the active skill's permissions allow, by name. Descriptions come from the MCP servers, which the operator
+ * chose; they reach the model's system prompt as the servers wrote them, cut to one line.
+ */
+final class ToolLines {
+
+    /** How the model calls a tool: the EXECUTE grammar marker routing understands. */
+    static final String HOW_TO_CALL = "Call a tool with a line EXECUTE: <tool> {JSON arguments}, e.g. "
+            + "EXECUTE: mcp__server__tool {\"path\": \".\"}; its result arrives as the next tool message.";
+    private static final int MAX_DESCRIPTION = 200;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private ToolLines() {
+    }
+
+    static List<String> callable(Optional<Skill> skill, Collection<ToolDescriptor> tools) {
+        if (skill.isEmpty() || tools.isEmpty()) {
+            return List.of();
+        }
+        PermissionSet permissions;
+        try {
+            permissions = PermissionSet.compile(skill.get().getPermissions());
+        } catch (IllegalArgumentException e) {
+            return List.of(); // the gatekeeper denies every call of a skill whose permissions do not parse
+        }
+        List<String> lines = new ArrayList<>();
+        for (ToolDescriptor tool : tools) {
+            if (permissions.allows(tool.getName())) {
+                lines.add("- " + tool.getName() + "(" + arguments(tool.getInputSchema()) + "): "
+                        + oneLine(tool.getDescription()));
+            }
+        }
+        lines.sort(null);
+        return lines;
+    }
+
+    /** {@code name: type} per property of the input schema, {@code ?} after the optional ones. */
+    static String arguments(String inputSchema) {
+        if (inputSchema == null) {
+            return "";
+        }
+        JsonNode schema;
+        try {
+            schema = JSON.readTree(inputSchema);
+        } catch (JsonProcessingException e) {
+            return "";
+        }
+        List<String> required = new ArrayList<>();
+        schema.path("required").forEach(name -> required.add(name.asText()));
+        List<String> arguments = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = schema.path("properties").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> property = it.next();
+            String type = property.getValue().path("type").asText("any");
+            arguments.add(property.getKey() + (required.contains(property.getKey()) ? "" : "?") + ": " + type);
+        }
+        return String.join(", ", arguments);
+    }
+
+    private static String oneLine(String description) {
+        String line = description.strip().replaceAll("\\s+", " ");
+        return line.length() <= MAX_DESCRIPTION ? line : line.substring(0, MAX_DESCRIPTION - 3) + "...";
+    }
+}

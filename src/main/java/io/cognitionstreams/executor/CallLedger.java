@@ -1,0 +1,103 @@
+package io.cognitionstreams.executor;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+import io.cognitionstreams.schema.LedgerState;
+import io.cognitionstreams.schema.ToolLedgerEntry;
+import io.cognitionstreams.schema.ToolStatus;
+
+/**
+ * What the executor knows of each call it was given, by partition of tool.decisions: the entries of tool.ledger
+ * read back when a partition is assigned, and kept current as the executor commits new ones. It answers one
+ * question, what to do with a decision ({@link #plan}), which is where "at most once" is decided. Plain Java; used
+ * by the executor's poll thread only.
+ */
+final class CallLedger {
+
+    /** What to do with an approved decision. */
+    enum Plan {
+        /** Never seen: run it. */
+        RUN,
+        /** Started before a crash, and retry-safe: run it again. */
+        RERUN,
+        /** Started before a crash, not retry-safe: it may have run, so report that, never run it a second time. */
+        REPORT_UNKNOWN,
+        /** Finished: this is the executor's own re-read of the same record; nothing to do. */
+        DONE,
+        /** Another decision record already carried this call id: refuse it. */
+        DUPLICATE
+    }
+
+    private final Map<Integer, Map<String, ToolLedgerEntry>> partitions = new HashMap<>();
+
+    void assign(int partition) {
+        partitions.put(partition, new HashMap<>());
+    }
+
+    void revoke(int partition) {
+        partitions.remove(partition);
+    }
+
+    /** An entry read back from tool.ledger, or just committed; a null entry (tombstone) forgets the call. */
+    void record(int partition, String callId, ToolLedgerEntry entry) {
+        Map<String, ToolLedgerEntry> calls = partitions.computeIfAbsent(partition, p -> new HashMap<>());
+        if (entry == null) {
+            calls.remove(callId);
+        } else {
+            calls.put(callId, entry);
+        }
+    }
+
+    Plan plan(int partition, long offset, String callId, boolean retrySafe) {
+        ToolLedgerEntry entry = partitions.getOrDefault(partition, Map.of()).get(callId);
+        if (entry == null) {
+            return Plan.RUN;
+        }
+        if (entry.getDecisionOffset() != offset) {
+            return Plan.DUPLICATE;
+        }
+        if (entry.getState() == LedgerState.FINISHED) {
+            return Plan.DONE;
+        }
+        return retrySafe ? Plan.RERUN : Plan.REPORT_UNKNOWN;
+    }
+
+    /** The entry of {@code callId}, if any: for messages about duplicates. */
+    ToolLedgerEntry entry(int partition, String callId) {
+        return partitions.getOrDefault(partition, Map.of()).get(callId);
+    }
+
+    static ToolLedgerEntry started(Call call, int runs, Instant now) {
+        return ToolLedgerEntry.newBuilder()
+                .setCallId(call.callId())
+                .setSessionId(call.sessionId())
+                .setTool(call.tool())
+                .setState(LedgerState.STARTED)
+                .setExecutor(call.executor())
+                .setStartedAt(now)
+                .setDecisionOffset(call.offset())
+                .setRuns(runs)
+                .build();
+    }
+
+    static ToolLedgerEntry finished(Call call, ToolStatus status, Instant startedAt, int runs, Instant now) {
+        return ToolLedgerEntry.newBuilder()
+                .setCallId(call.callId())
+                .setSessionId(call.sessionId())
+                .setTool(call.tool())
+                .setState(LedgerState.FINISHED)
+                .setStatus(status)
+                .setExecutor(call.executor())
+                .setStartedAt(startedAt)
+                .setFinishedAt(now)
+                .setDecisionOffset(call.offset())
+                .setRuns(runs)
+                .build();
+    }
+
+    /** What the ledger needs of a call: its id and session, its tool and executor, and where its decision is. */
+    record Call(String callId, String sessionId, String tool, String executor, long offset) {
+    }
+}

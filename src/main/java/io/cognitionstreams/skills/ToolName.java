@@ -1,0 +1,5 @@
+package io.cognitionstreams.skills;
+
+/** TEMPORARY until feat/tool-names merges. */
+public record ToolName(String service, String method) {
+}
