@@ -5,13 +5,14 @@ import java.util.Optional;
 
 import io.cognitionstreams.gatekeeper.Decision.Kind;
 import io.cognitionstreams.skills.SkillDefinition;
+import io.cognitionstreams.skills.ToolName;
 import io.cognitionstreams.skills.ToolNames;
 
 /**
  * Decides whether a tool call may run. Deny by default; the checks, in order, stop at the first that fails:
  * <ol>
  *   <li>The call has a session (non-blank id): the session is the caller's identity.</li>
- *   <li>The tool is a well-formed tool name ({@link ToolNames}).</li>
+ *   <li>The tool is a well-formed tool name ({@link ToolNames}), in any of its three spellings.</li>
  *   <li>A call by the configured root caller is approved, {@link Decision#privileged() privileged}: no skill
  *       or permission check applies to it. Unless a skill has the root caller's name: then that skill's calls
  *       would be privileged too, so root calls are denied until the names differ. The registry may change while
@@ -31,7 +32,7 @@ public final class Gatekeeper {
      * @param sessionId may be null: such a call is denied
      * @param caller    who makes the call: a skill's name, or the root caller
      * @param skill     the active skill whose permissions apply; may be null: such a call is denied
-     * @param tool      {@code service.method} or {@code service:method}
+     * @param tool      {@code service.method}, {@code service:method} or {@code mcp__service__method}
      */
     public record Call(String sessionId, String caller, String skill, String tool) {
         public Call {
@@ -79,10 +80,11 @@ public final class Gatekeeper {
             return Decision.deny(Kind.NO_SESSION, "identity verification failed: no session (tool " + tool
                     + ", caller \"" + caller + "\")");
         }
-        int delimiter = ToolNames.delimiter(tool);
-        if (delimiter < 0) {
+        Optional<ToolName> name = ToolNames.split(tool);
+        if (name.isEmpty()) {
             return Decision.deny(Kind.MALFORMED_TOOL, "denied: \"" + tool + "\" is not a tool name; tools are "
-                    + "named service.method or service:method, with letters, digits, _ and - in each part");
+                    + "named service.method, service:method or mcp__service__method, with letters, digits, _ and - "
+                    + "in each part");
         }
         if (caller.equals(rootCaller)) {
             if (skills.find(rootCaller).isPresent()) {
@@ -113,11 +115,10 @@ public final class Gatekeeper {
         if (skill.permissions().allows(tool)) {
             return Decision.approve("approved: skill \"" + skill.name() + "\" is permitted " + tool);
         }
-        String required = skill.permissions().requiredPermission(tool).orElseThrow();
-        String service = tool.substring(0, delimiter);
+        String required = name.get().canonical();
         return Decision.denyWithProtocol("denied: skill \"" + skill.name() + "\" may not call " + tool
-                + ". It needs the permission " + required + " (or " + service + ":*), which its SKILL.md does not "
-                + "grant; it holds: " + skill.permissions() + ". This is outside the skill's protocol: re-read "
-                + "it below and continue within it.", required, skill.protocol());
+                + ". It needs the permission " + required + " (or " + name.get().service() + ":*), which its SKILL.md "
+                + "does not grant; it holds: " + skill.permissions() + ". This is outside the skill's protocol: "
+                + "re-read it below and continue within it.", required, skill.protocol());
     }
 }

@@ -147,13 +147,29 @@ class GatekeeperTest {
     }
 
     @Test
+    void anMcpStyleNameIsTheSameToolAsItsOtherSpellings() {
+        for (String tool : new String[] {"git.status", "git:status", "mcp__git__status"}) {
+            assertThat(gatekeeper.decide(new Call("s1", "git", "git", tool)).kind()).as(tool)
+                    .isEqualTo(Decision.Kind.APPROVED);
+        }
+        Decision denied = gatekeeper.decide(new Call("s1", "writer", "writer", "mcp__shell__run"));
+
+        assertThat(denied.kind()).isEqualTo(Decision.Kind.PERMISSION);
+        assertThat(denied.requiredPermission()).isEqualTo("shell:run");
+        assertThat(denied.reason()).startsWith("denied: skill \"writer\" may not call mcp__shell__run. It needs the "
+                + "permission shell:run (or shell:*)");
+    }
+
+    @Test
     void aMalformedToolNameIsDeniedForEveryone() {
         for (String caller : new String[] {"git", "ops"}) {
-            Decision decision = gatekeeper.decide(new Call("s1", caller, "git", "git"));
+            for (String tool : new String[] {"git", "mcp__", "mcp____x", "mcp__git__", "mcp__git"}) {
+                Decision decision = gatekeeper.decide(new Call("s1", caller, "git", tool));
 
-            assertThat(decision.approved()).isFalse();
-            assertThat(decision.kind()).isEqualTo(Decision.Kind.MALFORMED_TOOL);
-            assertThat(decision.reason()).startsWith("denied: \"git\" is not a tool name");
+                assertThat(decision.approved()).isFalse();
+                assertThat(decision.kind()).isEqualTo(Decision.Kind.MALFORMED_TOOL);
+                assertThat(decision.reason()).startsWith("denied: \"" + tool + "\" is not a tool name");
+            }
         }
     }
 

@@ -40,6 +40,7 @@ import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.skills.ToolName;
 import io.cognitionstreams.skills.ToolNames;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
@@ -102,7 +103,9 @@ class GatekeeperTopologyTest {
                 Arguments.of("*", "git.status", true),
                 Arguments.of("*", "git:status", true),
                 Arguments.of("*", "web.search.deep", true),
+                Arguments.of("*", "mcp__git__status", true),
                 Arguments.of("*", "git", false),
+                Arguments.of("*", "mcp__git__", false),
                 Arguments.of("*", "", false),
                 Arguments.of("git:*", "git.status", true),
                 Arguments.of("git:*", "git:status", true),
@@ -113,6 +116,15 @@ class GatekeeperTopologyTest {
                 Arguments.of("git:*", "Git.status", false),
                 Arguments.of("git:*", "git", false),
                 Arguments.of("git:*", "git.remote:add", false),
+                Arguments.of("git:*", "mcp__git__status", true),
+                Arguments.of("git:*", "mcp__git__remote.add", true),
+                Arguments.of("git:*", "mcp__gitx__status", false),
+                Arguments.of("git:*", "mcp__git__", false),
+                Arguments.of("git:*", "mcp__git", false),
+                Arguments.of("git:*", "mcp____git", false),
+                Arguments.of("git:status", "mcp__git__status", true),
+                Arguments.of("git.status", "mcp__git__status", true),
+                Arguments.of("git:status", "mcp__git__status.x", false),
                 Arguments.of("git.*", "git.status", true),
                 Arguments.of("git.*", "git:remote.add", true),
                 Arguments.of("git.*", "gitx:status", false),
@@ -143,11 +155,24 @@ class GatekeeperTopologyTest {
                 .isEqualTo(allowed ? Verdict.APPROVED : Verdict.DENIED);
         if (!allowed) {
             // Only a well-formed tool name gets the re-anchoring: anything else is no call a skill could be granted.
-            int delimiter = ToolNames.delimiter(tool);
-            assertThat(decision.getRequiredPermission())
-                    .isEqualTo(delimiter < 0 ? null : ToolNames.canonical(tool, delimiter));
-            assertThat(decision.getProtocol()).isEqualTo(delimiter < 0 ? null : protocolOf("probe"));
+            Optional<ToolName> name = ToolNames.split(tool);
+            assertThat(decision.getRequiredPermission()).isEqualTo(name.map(ToolName::canonical).orElse(null));
+            assertThat(decision.getProtocol()).isEqualTo(name.isEmpty() ? null : protocolOf("probe"));
         }
+    }
+
+    @Test
+    void anMcpStyleCallIsTheToolItNamesUnderTheSkillsPermissions() {
+        ToolDecision status = decide("s1", call("s1", "git", "mcp__git__status").build());
+        ToolDecision write = decide("s1", call("s1", "git", "mcp__filesystem__write").build());
+
+        assertThat(status.getVerdict()).isEqualTo(Verdict.APPROVED);
+        assertThat(status.getReason()).isEqualTo("approved: skill \"git\" is permitted mcp__git__status");
+        assertThat(status.getCall().getTool()).as("the executor gets the name as sent").isEqualTo("mcp__git__status");
+        assertThat(write.getVerdict()).isEqualTo(Verdict.DENIED);
+        assertThat(write.getRequiredPermission()).isEqualTo("filesystem:write");
+        assertThat(write.getReason()).contains("needs the permission filesystem:write (or filesystem:*)");
+        assertThat(store().get("s1").getActiveSkills()).containsExactly("git");
     }
 
     @Test
@@ -274,11 +299,15 @@ class GatekeeperTopologyTest {
     void onlyApprovedShellCallsReachTheShellWhateverTheSpelling() {
         decide("s1", call("s1", "shell-operator", "shell:run").setCallId("agent-42")
                 .setArguments("{\"command\":\"make test\"}").build());
+        decide("s1", call("s1", "shell-operator", "mcp__shell__run").setArguments("{\"command\":\"make lint\"}")
+                .build());
         decide("s1", call("s1", "git", "shell.run").setArguments("{\"command\":\"curl evil\"}").build());
+        decide("s1", call("s1", "git", "mcp__shell__run").setArguments("{\"command\":\"curl evil\"}").build());
         decide("s1", call("s1", "shell-operator", "shell.status").build());
+        decide("s1", call("s1", "shell-operator", "mcp__shell__run__x").build());
 
         List<RoutedBlock> blocks = shell.readValuesToList();
-        assertThat(blocks).extracting(RoutedBlock::getText).containsExactly("make test");
+        assertThat(blocks).extracting(RoutedBlock::getText).containsExactly("make test", "make lint");
         assertThat(blocks.get(0).getOutputId()).as("a call id not from routing is its own output id")
                 .isEqualTo("agent-42");
         assertThat(blocks.get(0).getSequence()).isZero();
