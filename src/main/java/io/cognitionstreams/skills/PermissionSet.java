@@ -8,11 +8,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A skill's permissions, compiled once so that {@link #allows} is cheap: it runs on every tool call. A check is one
- * pass over the tool name to validate it and find the service, then at most two hash lookups (exact tools, then
- * wildcard services) and no allocation. Deny by default: a tool no permission covers is denied, and so is anything
- * that is not a well-formed tool name ({@link ToolNames}), even under {@code *}. A permission allows its tools in
- * all three spellings. Immutable and thread-safe.
+ * A skill's permissions, compiled once so that {@link #allows} is cheap: it runs on every tool call. Under {@code *}
+ * a check is one scan for a non-blank character; otherwise one pass over the tool name to validate it and find the
+ * service, then at most two hash lookups (exact tools, then wildcard services) and no allocation. Deny by default: a
+ * tool no permission covers is denied. {@code *} allows every non-blank name, well-formed or not; every other
+ * permission allows only well-formed tool names ({@link ToolNames}), in any of their three spellings. A blank name
+ * is allowed by nothing. Immutable and thread-safe.
  */
 public final class PermissionSet {
 
@@ -56,22 +57,32 @@ public final class PermissionSet {
         return new PermissionSet(parsed);
     }
 
-    /** True if {@code tool} is a well-formed tool name that one of the permissions covers. */
+    /**
+     * True if one of the permissions covers {@code tool}: {@code *} any non-blank name, the others a well-formed tool
+     * name of their service or method.
+     */
     public boolean allows(String tool) {
+        if (allowAll) {
+            return !ToolNames.isBlank(tool);
+        }
         int delimiter = ToolNames.delimiter(tool);
         if (delimiter < 0) {
             return false;
         }
-        return allowAll || exactTools.contains(tool)
+        return exactTools.contains(tool)
                 || wildcardServices.containsRegion(tool, ToolNames.serviceStart(tool), delimiter);
     }
 
     /**
-     * The canonical permission that grants exactly this tool ({@code service:method}), whatever this set holds; empty
-     * if {@code tool} is not a well-formed tool name and so no permission can grant it. For denial messages.
+     * The narrowest permission that allows {@code tool}, whatever this set holds: the canonical {@code service:method}
+     * of a well-formed tool name, {@code *} for any other non-blank name (nothing narrower allows it), empty for a
+     * blank one (nothing allows it). For denial messages.
      */
     public Optional<String> requiredPermission(String tool) {
-        return ToolNames.split(tool).map(ToolName::canonical);
+        if (ToolNames.isBlank(tool)) {
+            return Optional.empty();
+        }
+        return Optional.of(ToolNames.split(tool).map(ToolName::canonical).orElse("*"));
     }
 
     /** The parsed permissions in the order first declared. */

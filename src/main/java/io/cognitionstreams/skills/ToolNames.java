@@ -46,6 +46,23 @@ public final class ToolNames {
         return c < 128 && NAME_CHARS[c];
     }
 
+    /**
+     * True for null, the empty string and a string of only whitespace (Unicode space separators such as U+00A0
+     * included): a name no permission allows, not even {@code *}.
+     */
+    public static boolean isBlank(String tool) {
+        if (tool == null) {
+            return true;
+        }
+        for (int i = 0; i < tool.length(); i++) {
+            char c = tool.charAt(i);
+            if (!Character.isWhitespace(c) && !Character.isSpaceChar(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** True if {@code tool} is a well-formed tool name in one of the three spellings. */
     public static boolean isWellFormed(String tool) {
         return delimiter(tool) >= 0;
@@ -62,6 +79,26 @@ public final class ToolNames {
         }
         int methodStart = delimiter + (isMcp(tool) ? MCP_DELIMITER.length() : 1);
         return Optional.of(new ToolName(tool.substring(serviceStart(tool), delimiter), tool.substring(methodStart)));
+    }
+
+    /**
+     * What keeps {@code tool} from being a well-formed tool name, in a few words for a denial message; for a
+     * well-formed name, says so.
+     */
+    public static String problem(String tool) {
+        if (isBlank(tool)) {
+            return "it is blank";
+        }
+        if (isWellFormed(tool)) {
+            return "it is well-formed";
+        }
+        if (isMcp(tool)) {
+            return "an MCP-style name is mcp__SERVER__TOOL with a non-empty server and tool";
+        }
+        if (isName(tool, 0, tool.length())) {
+            return "it has no service part";
+        }
+        return "it is not service.method or service:method with letters, digits, _ and - in each part";
     }
 
     /**

@@ -74,12 +74,20 @@ class PermissionPropertiesTest {
     }
 
     @Property
-    void anyStringIsEitherAToolNameTheRequiredPermissionAllowsOrDeniedByEverything(@ForAll String text) {
+    void anyStringIsEitherAllowedByItsRequiredPermissionOrBlankAndDeniedByEverything(@ForAll String text) {
         PermissionSet everything = PermissionSet.compile(List.of("*"));
 
+        assertThat(everything.allows(text)).isEqualTo(!isSpaceOnly(text));
         assertThat(everything.allows(text)).isEqualTo(everything.requiredPermission(text).isPresent());
-        everything.requiredPermission(text).ifPresent(required ->
-                assertThat(PermissionSet.compile(List.of(required)).allows(text)).isTrue());
+        everything.requiredPermission(text).ifPresent(required -> {
+            assertThat(PermissionSet.compile(List.of(required)).allows(text)).isTrue();
+            assertThat(required.equals("*")).isEqualTo(ToolNames.split(text).isEmpty());
+        });
+    }
+
+    /** Empty, or nothing but whitespace and space separators. */
+    private static boolean isSpaceOnly(String text) {
+        return text.chars().allMatch(c -> Character.isWhitespace(c) || Character.isSpaceChar(c));
     }
 
     /** Reference model: a permission covers a tool if the service matches and the method is * or equal. */

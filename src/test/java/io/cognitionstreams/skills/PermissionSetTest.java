@@ -88,27 +88,42 @@ class PermissionSetTest {
 
     @Test
     void aColonOnlyEverSeparatesServiceFromMethod() {
-        PermissionSet set = PermissionSet.compile(List.of("*"));
+        PermissionSet set = PermissionSet.compile(List.of("git:*"));
 
         assertThat(set.allows("git.remote:add")).isFalse();
         assertThat(set.allows("git:remote:add")).isFalse();
     }
 
-    @Test
-    void starAllowsEveryWellFormedToolName() {
-        PermissionSet set = PermissionSet.compile(List.of("*"));
-
-        assertThat(set.allows("shell.run")).isTrue();
-        assertThat(set.allows("anything:at.all")).isTrue();
-        assertThat(set.allows("mcp__git__status")).isTrue();
+    @ParameterizedTest
+    @ValueSource(strings = {"shell.run", "anything:at.all", "mcp__git__status", "run", "Bash", "mcp__", "mcp____x",
+            "mcp__git__", "mcp__git", "git.remote:add", " shell.run", "she ll.run", "*", "\u0000"})
+    void starAllowsEveryNameThatIsNotBlankWellFormedOrNot(String tool) {
+        assertThat(PermissionSet.compile(List.of("*")).allows(tool)).isTrue();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "shell", " shell.run", "shell.run ", "shell..run", "shell::run", ":run", ".run",
+    @ValueSource(strings = {"shell", "run", " shell.run", "shell.run ", "shell..run", "shell::run", ":run", ".run",
             "shell.*", "*", "she ll.run", "shell.rün", "shell/run", "mcp__", "mcp____run", "mcp__shell__",
             "mcp__shell", "mcp__shell:run", "mcp__shell__run:x"})
-    void nothingAllowsWhatIsNotAToolName(String tool) {
-        assertThat(PermissionSet.compile(List.of("*", "shell:*", "shell:run")).allows(tool)).isFalse();
+    void onlyStarAllowsWhatIsNotAWellFormedToolName(String tool) {
+        assertThat(PermissionSet.compile(List.of("shell:*", "shell:run", "run:*")).allows(tool)).isFalse();
+        assertThat(PermissionSet.compile(List.of("*")).allows(tool)).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", " ", "\t", " \n ", "\u00a0"})
+    void nothingAllowsABlankName(String tool) {
+        PermissionSet everything = PermissionSet.compile(List.of("*", "shell:*", "shell:run"));
+
+        assertThat(everything.allows(tool)).isFalse();
+        assertThat(everything.requiredPermission(tool)).isEmpty();
+    }
+
+    @Test
+    void nothingAllowsNull() {
+        assertThat(PermissionSet.compile(List.of("*")).allows(null)).isFalse();
+        assertThat(PermissionSet.compile(List.of("shell:*")).allows(null)).isFalse();
+        assertThat(PermissionSet.compile(List.of("*")).requiredPermission(null)).isEmpty();
     }
 
     @Test
@@ -137,7 +152,7 @@ class PermissionSetTest {
     }
 
     @Test
-    void requiredPermissionIsTheCanonicalExactPermission() {
+    void requiredPermissionIsTheNarrowestPermissionThatAllowsTheName() {
         PermissionSet set = PermissionSet.compile(List.of("filesystem:read"));
 
         assertThat(set.requiredPermission("shell.run")).contains("shell:run");
@@ -146,8 +161,8 @@ class PermissionSetTest {
         assertThat(set.requiredPermission("git.remote.add")).contains("git:remote.add");
         assertThat(set.requiredPermission("mcp__git__remote.add")).contains("git:remote.add");
         assertThat(set.requiredPermission("filesystem.read")).contains("filesystem:read");
-        assertThat(set.requiredPermission("shell")).isEmpty();
-        assertThat(set.requiredPermission("mcp__git__")).isEmpty();
+        assertThat(set.requiredPermission("shell")).as("only * allows a bare name").contains("*");
+        assertThat(set.requiredPermission("mcp__git__")).contains("*");
         assertThat(set.requiredPermission("")).isEmpty();
     }
 

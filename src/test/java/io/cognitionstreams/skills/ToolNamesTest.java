@@ -46,6 +46,16 @@ class ToolNamesTest {
     void nullIsNeitherWellFormedNorSplit() {
         assertThat(ToolNames.split(null)).isEmpty();
         assertThat(ToolNames.isWellFormed(null)).isFalse();
+        assertThat(ToolNames.isBlank(null)).isTrue();
+    }
+
+    @Test
+    void blankMeansNoVisibleCharacterAtAll() {
+        assertThat(ToolNames.isBlank("")).isTrue();
+        assertThat(ToolNames.isBlank(" \t\r\n")).isTrue();
+        assertThat(ToolNames.isBlank("\u00a0\u2007\u202f")).as("no-break spaces").isTrue();
+        assertThat(ToolNames.isBlank("run")).isFalse();
+        assertThat(ToolNames.isBlank(" x ")).isFalse();
     }
 
     @Test
@@ -67,4 +77,13 @@ class ToolNamesTest {
                 .hasMessageContaining("not a tool name");
     }
 
+    @Test
+    void theProblemOfANameThatIsNotWellFormedIsNamed() {
+        assertThat(ToolNames.problem(" ")).isEqualTo("it is blank");
+        assertThat(ToolNames.problem("run")).isEqualTo("it has no service part");
+        assertThat(ToolNames.problem("mcp__git")).contains("mcp__SERVER__TOOL");
+        assertThat(ToolNames.problem("git..status")).contains("service.method or service:method");
+        assertThat(ToolNames.problem("run now")).contains("service.method or service:method");
+        assertThat(ToolNames.problem("git.status")).isEqualTo("it is well-formed");
+    }
 }
