@@ -8,8 +8,8 @@ import java.util.Objects;
  *
  * @param kind               which check decided: approval, privileged approval, or the check that failed
  * @param reason             for the model and the audit log: names the tool, the skill and what was missing
- * @param requiredPermission on a permission denial, the canonical permission ({@code service:method}) the skill
- *                           lacks; null otherwise
+ * @param requiredPermission on a permission denial, the canonical permission the skill lacks: {@code service:method},
+ *                           or {@code *} for a name that is not a well-formed tool name; null otherwise
  * @param protocol           on a permission denial, the skill's protocol (SKILL.md body), so the model re-reads its
  *                           rules at the moment it drifted from them; null otherwise
  * @param retrySafe          on an approval, the skill declares the tool read-only or idempotent (SKILL.md
@@ -23,6 +23,7 @@ public record Decision(Kind kind, String reason, String requiredPermission, Stri
         /** The configured root caller: approved without a permission check, and recorded. */
         PRIVILEGED(true),
         NO_SESSION(false),
+        /** The tool name is blank: nothing allows it (other names that are not well-formed are PERMISSION denials). */
         MALFORMED_TOOL(false),
         /** The caller is the root caller, but a skill of that name exists: no call is privileged while it does. */
         ROOT_IS_SKILL(false),

@@ -35,7 +35,7 @@ final class DriftMetrics {
 
     void recordDenial(String skill, String tool) {
         String skillTag = skillTag(skill);
-        String toolTag = ToolNames.delimiter(tool) < 0 ? MALFORMED : tool;
+        String toolTag = ToolNames.isWellFormed(tool) ? tool : MALFORMED;
         // Neither tag can hold '/', so the entity names one pair.
         String entity = skillTag + '/' + toolTag;
         Sensor sensor = sensors.get(entity);

@@ -11,15 +11,17 @@ import io.cognitionstreams.skills.ToolNames;
  * Decides whether a tool call may run. Deny by default; the checks, in order, stop at the first that fails:
  * <ol>
  *   <li>The call has a session (non-blank id): the session is the caller's identity.</li>
- *   <li>The tool is a well-formed tool name ({@link ToolNames}).</li>
+ *   <li>The tool name is not blank ({@link ToolNames#isBlank}): nothing allows a blank name.</li>
  *   <li>A call by the configured root caller is approved, {@link Decision#privileged() privileged}: no skill
- *       or permission check applies to it. Unless a skill has the root caller's name: then that skill's calls
+ *       or permission check applies to it, so it may call any non-blank name, as {@code *} may, well-formed
+ *       ({@link ToolNames}) or not. Unless a skill has the root caller's name: then that skill's calls
  *       would be privileged too, so root calls are denied until the names differ. The registry may change while
  *       the gatekeeper runs (skills arrive on a topic), so this is checked on each root call, not once.</li>
  *   <li>The call names an active skill, the registry knows it, and the caller is that skill: a skill cannot call
  *       tools in another skill's name and borrow its permissions.</li>
- *   <li>The skill's permissions allow the tool. If not, the denial carries the permission that would allow it and
- *       the skill's protocol: re-anchoring.</li>
+ *   <li>The skill's permissions allow the tool. If not, the denial carries the permission that would allow it
+ *       ({@code service:method}, or {@code *} for a name that is not well-formed) and the skill's protocol:
+ *       re-anchoring.</li>
  * </ol>
  * Stateless and thread-safe as long as the registry is.
  */
@@ -31,12 +33,13 @@ public final class Gatekeeper {
      * @param sessionId may be null: such a call is denied
      * @param caller    who makes the call: a skill's name, or the root caller
      * @param skill     the active skill whose permissions apply; may be null: such a call is denied
-     * @param tool      {@code service.method} or {@code service:method}
+     * @param tool      {@code service.method}, {@code service:method} or {@code mcp__service__method}; under
+     *                  {@code *} or for the root caller any non-blank name. May be null or blank: such a call is
+     *                  denied
      */
     public record Call(String sessionId, String caller, String skill, String tool) {
         public Call {
             Objects.requireNonNull(caller, "caller");
-            Objects.requireNonNull(tool, "tool");
         }
     }
 
@@ -79,10 +82,10 @@ public final class Gatekeeper {
             return Decision.deny(Kind.NO_SESSION, "identity verification failed: no session (tool " + tool
                     + ", caller \"" + caller + "\")");
         }
-        int delimiter = ToolNames.delimiter(tool);
-        if (delimiter < 0) {
-            return Decision.deny(Kind.MALFORMED_TOOL, "denied: \"" + tool + "\" is not a tool name; tools are "
-                    + "named service.method or service:method, with letters, digits, _ and - in each part");
+        if (ToolNames.isBlank(tool)) {
+            return Decision.deny(Kind.MALFORMED_TOOL, "denied: the tool name is "
+                    + (tool == null ? "missing" : "blank (\"" + tool + "\")") + " (caller \"" + caller + "\"); no "
+                    + "permission allows a blank name, not even *, and neither does the root caller");
         }
         if (caller.equals(rootCaller)) {
             if (skills.find(rootCaller).isPresent()) {
@@ -114,11 +117,15 @@ public final class Gatekeeper {
             return Decision.approve("approved: skill \"" + skill.name() + "\" is permitted " + tool,
                     skill.retrySafe().allows(tool));
         }
+        // Not blank (checked above), so some permission allows it: service:method, or * for any other name.
         String required = skill.permissions().requiredPermission(tool).orElseThrow();
-        String service = tool.substring(0, delimiter);
-        return Decision.denyWithProtocol("denied: skill \"" + skill.name() + "\" may not call " + tool
-                + ". It needs the permission " + required + " (or " + service + ":*), which its SKILL.md does not "
-                + "grant; it holds: " + skill.permissions() + ". This is outside the skill's protocol: re-read "
-                + "it below and continue within it.", required, skill.protocol());
+        String needs = ToolNames.split(tool)
+                .map(name -> "It needs the permission " + required + " (or " + name.service() + ":*)")
+                .orElseGet(() -> "\"" + tool + "\" is not a service:method tool name (" + ToolNames.problem(tool)
+                        + "), so only the permission " + required + " allows it");
+        return Decision.denyWithProtocol("denied: skill \"" + skill.name() + "\" may not call " + tool + ". "
+                + needs + ", which its SKILL.md does not grant; it holds: " + skill.permissions() + ". This is "
+                + "outside the skill's protocol: re-read it below and continue within it.", required,
+                skill.protocol());
     }
 }

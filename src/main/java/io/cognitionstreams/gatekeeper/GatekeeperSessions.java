@@ -34,6 +34,7 @@ import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.serde.Utf8;
+import io.cognitionstreams.skills.ToolName;
 import io.cognitionstreams.skills.ToolNames;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
@@ -58,7 +59,7 @@ public final class GatekeeperSessions {
 
     /** Routing names its calls {@code <output_id>#<block sequence>}; the shell block keeps that lineage. */
     private static final Pattern ROUTED_CALL_ID = Pattern.compile("(.+)#(\\d{1,9})");
-    private static final String SHELL_TOOL = canonical(OutputRouter.SHELL_TOOL);
+    private static final ToolName SHELL_TOOL = ToolNames.split(OutputRouter.SHELL_TOOL).orElseThrow();
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Each session's gatekeeper state, by session id. */
@@ -122,7 +123,8 @@ public final class GatekeeperSessions {
         Decision decision = gatekeeper.decide(new Gatekeeper.Call(call.getSessionId(), call.getCaller(),
                 call.getSkill(), call.getTool()));
         // Built before the state changes: a call that cannot run is dead-lettered with nothing half-done.
-        RoutedBlock shell = decision.approved() && canonical(call.getTool()).equals(SHELL_TOOL)
+        boolean shellCall = ToolNames.split(call.getTool()).map(SHELL_TOOL::equals).orElse(false);
+        RoutedBlock shell = decision.approved() && shellCall
                 ? shellBlock(call, redactor.redact(shellCommand(call))) : null;
         List<String> newlyOverloaded = session != null ? remember(memory, session, call, decision, now) : null;
 
@@ -279,11 +281,6 @@ public final class GatekeeperSessions {
     private static ToolCall withoutSecrets(ToolCall call) {
         Redaction arguments = Redactor.secretsInArguments(call.getArguments());
         return arguments.total() == 0 ? call : ToolCall.newBuilder(call).setArguments(arguments.text()).build();
-    }
-
-    private static String canonical(String tool) {
-        int delimiter = ToolNames.delimiter(tool);
-        return delimiter < 0 ? tool : ToolNames.canonical(tool, delimiter);
     }
 
     private static Map<String, String> callAttributes(ToolCall call) {

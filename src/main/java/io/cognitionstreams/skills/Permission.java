@@ -8,9 +8,11 @@ package io.cognitionstreams.skills;
  *   <li>{@code service:method} or {@code service.method}: that one tool ({@link Method}); the method may have dotted
  *       segments ({@code git:remote.add}).</li>
  * </ul>
- * The two delimiters are the same permission: {@code parse("git.status").equals(parse("git:status"))}. Names follow
- * {@link ToolNames}: exact and case-sensitive. Anything else is refused with the offending string in the message,
- * so a typo in a SKILL.md fails at load rather than silently granting or denying.
+ * The two delimiters are the same permission: {@code parse("git.status").equals(parse("git:status"))}, and either
+ * allows the tool in all three of its spellings, {@code mcp__git__status} included. Names follow {@link ToolNames}:
+ * exact and case-sensitive. A permission is not written MCP-style ({@code mcp__git__status}): that is how an MCP
+ * client spells a call, and it is refused with the spelling to write instead. Anything else is refused with the
+ * offending string in the message, so a typo in a SKILL.md fails at load rather than silently granting or denying.
  */
 public sealed interface Permission permits Permission.All, Permission.Service, Permission.Method {
 
@@ -53,6 +55,11 @@ public sealed interface Permission permits Permission.All, Permission.Service, P
         }
         if (permission.equals("*")) {
             return new All();
+        }
+        if (permission.startsWith(ToolNames.MCP_PREFIX)) {
+            // A service spelled mcp__x would never match: tool names starting mcp__ are read as mcp__SERVER__TOOL.
+            throw invalid(text, "mcp__SERVER__TOOL is how an MCP client spells a tool call, not a permission; write "
+                    + "SERVER:TOOL or SERVER:* (for mcp__git__status: git:status or git:*)");
         }
         int delimiter = firstDelimiter(permission);
         if (delimiter < 0) {

@@ -8,16 +8,18 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A skill's permissions, compiled once so that {@link #allows} is cheap: it runs on every tool call. A check is one
- * pass over the tool name to validate it and find the delimiter, then at most two hash lookups (exact tools, then
- * wildcard services) and no allocation. Deny by default: a tool no permission covers is denied, and so is anything
- * that is not a well-formed tool name ({@link ToolNames}), even under {@code *}. Immutable and thread-safe.
+ * A skill's permissions, compiled once so that {@link #allows} is cheap: it runs on every tool call. Under {@code *}
+ * a check is one scan for a non-blank character; otherwise one pass over the tool name to validate it and find the
+ * service, then at most two hash lookups (exact tools, then wildcard services) and no allocation. Deny by default: a
+ * tool no permission covers is denied. {@code *} allows every non-blank name, well-formed or not; every other
+ * permission allows only well-formed tool names ({@link ToolNames}), in any of their three spellings. A blank name
+ * is allowed by nothing. Immutable and thread-safe.
  */
 public final class PermissionSet {
 
     private final Set<Permission> permissions;
     private final boolean allowAll;
-    /** Each exact tool in both spellings, so the tool name as it arrives is the lookup key. */
+    /** Each exact tool in every spelling it has, so the tool name as it arrives is the lookup key. */
     private final Set<String> exactTools;
     private final ServiceTable wildcardServices;
 
@@ -34,6 +36,7 @@ public final class PermissionSet {
             } else if (permission instanceof Permission.Method m) {
                 exact.add(m.service() + ':' + m.method());
                 exact.add(m.service() + '.' + m.method());
+                mcpSpelling(m).ifPresent(exact::add);
             }
         }
         this.allowAll = all;
@@ -54,22 +57,32 @@ public final class PermissionSet {
         return new PermissionSet(parsed);
     }
 
-    /** True if {@code tool} is a well-formed tool name that one of the permissions covers. */
+    /**
+     * True if one of the permissions covers {@code tool}: {@code *} any non-blank name, the others a well-formed tool
+     * name of their service or method.
+     */
     public boolean allows(String tool) {
+        if (allowAll) {
+            return !ToolNames.isBlank(tool);
+        }
         int delimiter = ToolNames.delimiter(tool);
         if (delimiter < 0) {
             return false;
         }
-        return allowAll || exactTools.contains(tool) || wildcardServices.containsPrefix(tool, delimiter);
+        return exactTools.contains(tool)
+                || wildcardServices.containsRegion(tool, ToolNames.serviceStart(tool), delimiter);
     }
 
     /**
-     * The canonical permission that grants exactly this tool ({@code service:method}), whatever this set holds; empty
-     * if {@code tool} is not a well-formed tool name and so no permission can grant it. For denial messages.
+     * The narrowest permission that allows {@code tool}, whatever this set holds: the canonical {@code service:method}
+     * of a well-formed tool name, {@code *} for any other non-blank name (nothing narrower allows it), empty for a
+     * blank one (nothing allows it). For denial messages.
      */
     public Optional<String> requiredPermission(String tool) {
-        int delimiter = ToolNames.delimiter(tool);
-        return delimiter < 0 ? Optional.empty() : Optional.of(ToolNames.canonical(tool, delimiter));
+        if (ToolNames.isBlank(tool)) {
+            return Optional.empty();
+        }
+        return Optional.of(ToolNames.split(tool).map(ToolName::canonical).orElse("*"));
     }
 
     /** The parsed permissions in the order first declared. */
@@ -101,7 +114,18 @@ public final class PermissionSet {
     }
 
     /**
-     * Open-addressing set of service names that answers "is {@code tool[0, end)} a member?" without cutting a
+     * {@code mcp__service__method}, if that reads back as this permission's tool: it does not when the service holds
+     * {@code __} or ends with {@code _} (the MCP service ends at the first {@code __}), and then no MCP-style name
+     * is this tool.
+     */
+    private static Optional<String> mcpSpelling(Permission.Method method) {
+        String mcp = ToolNames.MCP_PREFIX + method.service() + "__" + method.method();
+        return ToolNames.split(mcp).equals(Optional.of(new ToolName(method.service(), method.method())))
+                ? Optional.of(mcp) : Optional.empty();
+    }
+
+    /**
+     * Open-addressing set of service names that answers "is {@code tool[start, end)} a member?" without cutting a
      * substring: the hash is String's own, computed over the region, and candidates are compared in place.
      */
     private static final class ServiceTable {
@@ -122,14 +146,15 @@ public final class PermissionSet {
             }
         }
 
-        boolean containsPrefix(String text, int end) {
+        boolean containsRegion(String text, int start, int end) {
             int hash = 0;
-            for (int i = 0; i < end; i++) {
+            for (int i = start; i < end; i++) {
                 hash = 31 * hash + text.charAt(i);
             }
+            int length = end - start;
             for (int slot = spread(hash) & mask; slots[slot] != null; slot = (slot + 1) & mask) {
                 String service = slots[slot];
-                if (service.length() == end && text.regionMatches(0, service, 0, end)) {
+                if (service.length() == length && text.regionMatches(start, service, 0, length)) {
                     return true;
                 }
             }

@@ -21,7 +21,10 @@ class GatekeeperTest {
             PermissionSet.compile(List.of("filesystem:read", "filesystem:write")), List.of(), WRITER_PROTOCOL);
     private static final SkillDefinition GIT = new SkillDefinition("git", "1.2.0", "Commits changes",
             PermissionSet.compile(List.of("git:*", "filesystem:read")), List.of(), "# Git protocol");
-    private static final SkillRegistry REGISTRY = SkillRegistry.of(Map.of("writer", WRITER, "git", GIT));
+    private static final SkillDefinition ADMIN = new SkillDefinition("admin", "1.0.0", "Does anything",
+            PermissionSet.compile(List.of("*")), List.of(), "# Admin protocol");
+    private static final SkillRegistry REGISTRY = SkillRegistry.of(Map.of("writer", WRITER, "git", GIT,
+            "admin", ADMIN));
 
     private final Gatekeeper gatekeeper = new Gatekeeper(REGISTRY, Optional.of("ops"));
 
@@ -147,13 +150,60 @@ class GatekeeperTest {
     }
 
     @Test
-    void aMalformedToolNameIsDeniedForEveryone() {
-        for (String caller : new String[] {"git", "ops"}) {
-            Decision decision = gatekeeper.decide(new Call("s1", caller, "git", "git"));
+    void anMcpStyleNameIsTheSameToolAsItsOtherSpellings() {
+        for (String tool : new String[] {"git.status", "git:status", "mcp__git__status"}) {
+            assertThat(gatekeeper.decide(new Call("s1", "git", "git", tool)).kind()).as(tool)
+                    .isEqualTo(Decision.Kind.APPROVED);
+        }
+        Decision denied = gatekeeper.decide(new Call("s1", "writer", "writer", "mcp__shell__run"));
 
-            assertThat(decision.approved()).isFalse();
-            assertThat(decision.kind()).isEqualTo(Decision.Kind.MALFORMED_TOOL);
-            assertThat(decision.reason()).startsWith("denied: \"git\" is not a tool name");
+        assertThat(denied.kind()).isEqualTo(Decision.Kind.PERMISSION);
+        assertThat(denied.requiredPermission()).isEqualTo("shell:run");
+        assertThat(denied.reason()).startsWith("denied: skill \"writer\" may not call mcp__shell__run. It needs the "
+                + "permission shell:run (or shell:*)");
+    }
+
+    @Test
+    void aNameThatIsNotWellFormedIsAllowedByStarAloneAndTheDenialSaysSo() {
+        assertThat(gatekeeper.decide(new Call("s1", "admin", "admin", "run")).kind())
+                .isEqualTo(Decision.Kind.APPROVED);
+        for (String tool : new String[] {"run", "git", "mcp__", "mcp____x", "mcp__git__", "mcp__git"}) {
+            Decision decision = gatekeeper.decide(new Call("s1", "git", "git", tool));
+
+            assertThat(decision.kind()).as(tool).isEqualTo(Decision.Kind.PERMISSION);
+            assertThat(decision.requiredPermission()).isEqualTo("*");
+            assertThat(decision.protocol()).isEqualTo("# Git protocol");
+            assertThat(decision.reason()).startsWith("denied: skill \"git\" may not call " + tool + ". \"" + tool
+                    + "\" is not a service:method tool name (").contains("so only the permission * allows it");
+        }
+        assertThat(gatekeeper.decide(new Call("s1", "git", "git", "run")).reason())
+                .contains("(it has no service part)");
+        assertThat(gatekeeper.decide(new Call("s1", "git", "git", "mcp__git__")).reason())
+                .contains("mcp__SERVER__TOOL with a non-empty server and tool");
+    }
+
+    @Test
+    void theRootCallerMayCallAnyNameThatIsNotBlank() {
+        for (String tool : new String[] {"run", "Bash", "mcp__git", "mcp__git__status"}) {
+            Decision decision = gatekeeper.decide(new Call("s1", "ops", null, tool));
+
+            assertThat(decision.kind()).as(tool).isEqualTo(Decision.Kind.PRIVILEGED);
+        }
+    }
+
+    @Test
+    void aBlankToolNameIsDeniedForEveryone() {
+        for (String caller : new String[] {"git", "admin", "ops"}) {
+            for (String tool : new String[] {null, "", " ", "\t\n", "\u00a0"}) {
+                Decision decision = gatekeeper.decide(new Call("s1", caller, caller, tool));
+
+                assertThat(decision.approved()).as("%s calls \"%s\"", caller, tool).isFalse();
+                assertThat(decision.kind()).isEqualTo(Decision.Kind.MALFORMED_TOOL);
+                assertThat(decision.reason()).startsWith("denied: the tool name is " + (tool == null ? "missing"
+                        : "blank (\"" + tool + "\")")).contains("not even *, and neither does the root caller");
+                assertThat(decision.requiredPermission()).isNull();
+                assertThat(decision.protocol()).isNull();
+            }
         }
     }
 

@@ -41,6 +41,7 @@ import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.skills.ToolName;
 import io.cognitionstreams.skills.ToolNames;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
@@ -104,8 +105,12 @@ class GatekeeperTopologyTest {
                 Arguments.of("*", "git.status", true),
                 Arguments.of("*", "git:status", true),
                 Arguments.of("*", "web.search.deep", true),
-                Arguments.of("*", "git", false),
+                Arguments.of("*", "mcp__git__status", true),
+                Arguments.of("*", "git", true),
+                Arguments.of("*", "run", true),
+                Arguments.of("*", "mcp__git__", true),
                 Arguments.of("*", "", false),
+                Arguments.of("*", "  ", false),
                 Arguments.of("git:*", "git.status", true),
                 Arguments.of("git:*", "git:status", true),
                 Arguments.of("git:*", "git.remote.add", true),
@@ -115,6 +120,17 @@ class GatekeeperTopologyTest {
                 Arguments.of("git:*", "Git.status", false),
                 Arguments.of("git:*", "git", false),
                 Arguments.of("git:*", "git.remote:add", false),
+                Arguments.of("git:*", "mcp__git__status", true),
+                Arguments.of("git:*", "mcp__git__remote.add", true),
+                Arguments.of("git:*", "mcp__gitx__status", false),
+                Arguments.of("git:*", "mcp__git__", false),
+                Arguments.of("git:*", "mcp__git", false),
+                Arguments.of("git:*", "mcp____git", false),
+                Arguments.of("git:*", "run", false),
+                Arguments.of("git:*", "", false),
+                Arguments.of("git:status", "mcp__git__status", true),
+                Arguments.of("git.status", "mcp__git__status", true),
+                Arguments.of("git:status", "mcp__git__status.x", false),
                 Arguments.of("git.*", "git.status", true),
                 Arguments.of("git.*", "git:remote.add", true),
                 Arguments.of("git.*", "gitx:status", false),
@@ -144,12 +160,80 @@ class GatekeeperTopologyTest {
         assertThat(decision.getVerdict()).as(decision.getReason())
                 .isEqualTo(allowed ? Verdict.APPROVED : Verdict.DENIED);
         if (!allowed) {
-            // Only a well-formed tool name gets the re-anchoring: anything else is no call a skill could be granted.
-            int delimiter = ToolNames.delimiter(tool);
-            assertThat(decision.getRequiredPermission())
-                    .isEqualTo(delimiter < 0 ? null : ToolNames.canonical(tool, delimiter));
-            assertThat(decision.getProtocol()).isEqualTo(delimiter < 0 ? null : protocolOf("probe"));
+            // A blank name is no call a skill could be granted; any other is re-anchored with what would allow it.
+            boolean blank = tool.isBlank();
+            assertThat(decision.getRequiredPermission()).isEqualTo(blank ? null
+                    : ToolNames.split(tool).map(ToolName::canonical).orElse("*"));
+            assertThat(decision.getProtocol()).isEqualTo(blank ? null : protocolOf("probe"));
         }
+    }
+
+    @Test
+    void anMcpStyleCallIsTheToolItNamesUnderTheSkillsPermissions() {
+        ToolDecision status = decide("s1", call("s1", "git", "mcp__git__status").build());
+        ToolDecision write = decide("s1", call("s1", "git", "mcp__filesystem__write").build());
+
+        assertThat(status.getVerdict()).isEqualTo(Verdict.APPROVED);
+        assertThat(status.getReason()).isEqualTo("approved: skill \"git\" is permitted mcp__git__status");
+        assertThat(status.getCall().getTool()).as("the executor gets the name as sent").isEqualTo("mcp__git__status");
+        assertThat(write.getVerdict()).isEqualTo(Verdict.DENIED);
+        assertThat(write.getRequiredPermission()).isEqualTo("filesystem:write");
+        assertThat(write.getReason()).contains("needs the permission filesystem:write (or filesystem:*)");
+        assertThat(store().get("s1").getActiveSkills()).containsExactly("git");
+    }
+
+    @Test
+    void aBareNameIsApprovedUnderStarAndDeniedUnderAServiceWithStarAsWhatWouldAllowIt() {
+        load(skill("admin", "*"));
+
+        ToolDecision admin = decide("s1", call("s1", "admin", "run").build());
+        ToolDecision git = decide("s1", call("s1", "git", "run").build());
+
+        assertThat(admin.getVerdict()).isEqualTo(Verdict.APPROVED);
+        assertThat(admin.getReason()).isEqualTo("approved: skill \"admin\" is permitted run");
+        assertThat(git.getVerdict()).isEqualTo(Verdict.DENIED);
+        assertThat(git.getRequiredPermission()).isEqualTo("*");
+        assertThat(git.getProtocol()).isEqualTo(protocolOf("git"));
+        assertThat(git.getReason()).startsWith("denied: skill \"git\" may not call run. \"run\" is not a "
+                + "service:method tool name (it has no service part), so only the permission * allows it")
+                .contains("it holds: git:*, filesystem:read");
+        assertThat(shell.isEmpty()).isTrue();
+        PipelineEvent drift = events.readValue();
+        assertThat(drift.getAttributes()).containsEntry("kind", "permission").containsEntry("tool", "run")
+                .containsEntry("required_permission", "*");
+        assertThat(deniedTotal("git", "(malformed)")).isEqualTo(1.0);
+        assertThat(store().get("s1").getActiveSkills()).containsExactly("admin");
+    }
+
+    @Test
+    void aBlankToolNameIsDeniedEvenUnderStarAndForTheRootCaller() {
+        load(skill("admin", "*"));
+
+        List<ToolDecision> denied = List.of(
+                decide("s1", call("s1", "admin", "").build()),
+                decide("s1", call("s1", "admin", " \t").build()),
+                decide("s1", call("s1", ROOT, " ").setSkill(null).build()),
+                decide("s1", call("s1", "git", "").build()));
+
+        assertThat(denied).allSatisfy(decision -> {
+            assertThat(decision.getVerdict()).isEqualTo(Verdict.DENIED);
+            assertThat(decision.getReason()).startsWith("denied: the tool name is blank")
+                    .contains("not even *, and neither does the root caller");
+            assertThat(decision.getRequiredPermission()).isNull();
+            assertThat(decision.getProtocol()).isNull();
+        });
+        assertThat(events.readValuesToList()).extracting(e -> e.getAttributes().get("kind"))
+                .containsOnly("malformed_tool").hasSize(4);
+        assertThat(store().get("s1").getDeniedCalls()).isEqualTo(4);
+    }
+
+    @Test
+    void theRootCallerMayCallAnyNameThatIsNotBlank() {
+        ToolDecision decision = decide("s1", call("s1", ROOT, "Bash").setSkill(null).build());
+
+        assertThat(decision.getVerdict()).isEqualTo(Verdict.APPROVED);
+        assertThat(decision.getReason()).contains("root caller \"ops\" may call Bash").contains("privileged");
+        assertThat(events.readValue().getType()).isEqualTo(GatekeeperSessions.PRIVILEGED_CALL);
     }
 
     @Test
@@ -276,11 +360,15 @@ class GatekeeperTopologyTest {
     void onlyApprovedShellCallsReachTheShellWhateverTheSpelling() {
         decide("s1", call("s1", "shell-operator", "shell:run").setCallId("agent-42")
                 .setArguments("{\"command\":\"make test\"}").build());
+        decide("s1", call("s1", "shell-operator", "mcp__shell__run").setArguments("{\"command\":\"make lint\"}")
+                .build());
         decide("s1", call("s1", "git", "shell.run").setArguments("{\"command\":\"curl evil\"}").build());
+        decide("s1", call("s1", "git", "mcp__shell__run").setArguments("{\"command\":\"curl evil\"}").build());
         decide("s1", call("s1", "shell-operator", "shell.status").build());
+        decide("s1", call("s1", "shell-operator", "mcp__shell__run__x").build());
 
         List<RoutedBlock> blocks = shell.readValuesToList();
-        assertThat(blocks).extracting(RoutedBlock::getText).containsExactly("make test");
+        assertThat(blocks).extracting(RoutedBlock::getText).containsExactly("make test", "make lint");
         assertThat(blocks.get(0).getOutputId()).as("a call id not from routing is its own output id")
                 .isEqualTo("agent-42");
         assertThat(blocks.get(0).getSequence()).isZero();

@@ -3,6 +3,7 @@ package io.cognitionstreams.skills;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Optional;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -14,7 +15,8 @@ import net.jqwik.api.Tuple;
 
 /**
  * Properties over generated names. Names come from a tiny alphabet so services collide, share prefixes and differ
- * only in case often; a reference model (split the name, compare strings) checks the compiled matcher.
+ * only in case often, and hold {@code _} and {@code __} where the MCP spelling splits; a reference model (split the
+ * name, compare strings) checks the compiled matcher.
  */
 class PermissionPropertiesTest {
 
@@ -30,6 +32,24 @@ class PermissionPropertiesTest {
                     .as("%s allows %s", wildcard, tool)
                     .isEqualTo(same || other.equals(service));
         }
+    }
+
+    @Property
+    void anMcpNameIsAllowedExactlyAsTheServiceAndMethodItSplitsInto(@ForAll("permissionLists") List<String> permissions,
+                                                                    @ForAll("names") String server,
+                                                                    @ForAll("methods") String tool) {
+        String mcp = "mcp__" + server + "__" + tool;
+        PermissionSet set = PermissionSet.compile(permissions);
+
+        // Reference split: the server ends at the first "__" after the prefix; an empty one is no tool name.
+        String rest = mcp.substring("mcp__".length());
+        int end = rest.indexOf("__");
+        boolean wellFormed = end > 0;
+        assertThat(set.allows(mcp)).as(mcp)
+                .isEqualTo(wellFormed && set.allows(rest.substring(0, end) + ":" + rest.substring(end + 2)));
+        assertThat(ToolNames.split(mcp).map(ToolName::canonical))
+                .isEqualTo(wellFormed ? Optional.of(rest.substring(0, end) + ":" + rest.substring(end + 2))
+                        : Optional.empty());
     }
 
     @Property
@@ -54,12 +74,20 @@ class PermissionPropertiesTest {
     }
 
     @Property
-    void anyStringIsEitherAToolNameTheRequiredPermissionAllowsOrDeniedByEverything(@ForAll String text) {
+    void anyStringIsEitherAllowedByItsRequiredPermissionOrBlankAndDeniedByEverything(@ForAll String text) {
         PermissionSet everything = PermissionSet.compile(List.of("*"));
 
+        assertThat(everything.allows(text)).isEqualTo(!isSpaceOnly(text));
         assertThat(everything.allows(text)).isEqualTo(everything.requiredPermission(text).isPresent());
-        everything.requiredPermission(text).ifPresent(required ->
-                assertThat(PermissionSet.compile(List.of(required)).allows(text)).isTrue());
+        everything.requiredPermission(text).ifPresent(required -> {
+            assertThat(PermissionSet.compile(List.of(required)).allows(text)).isTrue();
+            assertThat(required.equals("*")).isEqualTo(ToolNames.split(text).isEmpty());
+        });
+    }
+
+    /** Empty, or nothing but whitespace and space separators. */
+    private static boolean isSpaceOnly(String text) {
+        return text.chars().allMatch(c -> Character.isWhitespace(c) || Character.isSpaceChar(c));
     }
 
     /** Reference model: a permission covers a tool if the service matches and the method is * or equal. */

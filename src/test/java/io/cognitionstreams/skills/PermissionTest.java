@@ -33,6 +33,12 @@ class PermissionTest {
     }
 
     @Test
+    void servicesNamedLikeMcpButWithoutItsPrefixAreOrdinary() {
+        assertThat(Permission.parse("mcp:*")).isEqualTo(new Permission.Service("mcp"));
+        assertThat(Permission.parse("mcp_.run")).isEqualTo(new Permission.Method("mcp_", "run"));
+    }
+
+    @Test
     void namesMayUseDigitsUnderscoresAndHyphens() {
         assertThat(Permission.parse("brave-search.web_search2")).isEqualTo(
                 new Permission.Method("brave-search", "web_search2"));
@@ -60,7 +66,13 @@ class PermissionTest {
             "'file system:read'|' ' is not allowed",
             "'shell:run now'|' ' is not allowed",
             "shell/x:run|'/' is not allowed",
-            "fïlesystem:read|'ï' is not allowed"})
+            "fïlesystem:read|'ï' is not allowed",
+            "mcp__git__status|mcp__SERVER__TOOL is how an MCP client spells a tool call, not a permission; write "
+                    + "SERVER:TOOL or SERVER:* (for mcp__git__status: git:status or git:*)",
+            "mcp__git__*|mcp__SERVER__TOOL is how an MCP client spells a tool call",
+            "mcp__git|mcp__SERVER__TOOL is how an MCP client spells a tool call",
+            "mcp__git:*|mcp__SERVER__TOOL is how an MCP client spells a tool call",
+            "' mcp__git.status '|mcp__SERVER__TOOL is how an MCP client spells a tool call"})
     void malformedPermissionsAreRefusedNamingTheString(String permission, String why) {
         assertThatThrownBy(() -> Permission.parse(permission))
                 .isInstanceOf(IllegalArgumentException.class)
