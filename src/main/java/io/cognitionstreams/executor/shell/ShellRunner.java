@@ -235,8 +235,9 @@ public final class ShellRunner {
         }
         // a command's background processes never outlive it: they would hold its output open, and run on unwatched
         int killed = exited ? processes.terminate(settings.killGrace()) : stop(process, processes);
-        finish(stdoutReader);
-        finish(stderrReader);
+        long drainEnd = System.nanoTime() + DRAIN_WAIT.toNanos();
+        finish(stdoutReader, drainEnd);
+        finish(stderrReader, drainEnd);
         CappedOutput.Captured out = stdout.snapshot();
         CappedOutput.Captured err = stderr.snapshot();
         return new ShellOutcome(exited ? process.exitValue() : null, out.text(), err.text(), out.hiddenBytes(),
@@ -271,8 +272,11 @@ public final class ShellRunner {
      * stream open: the reader is then left to it (a daemon thread, with at most the cap in memory), and the outcome
      * has what was read so far.
      */
-    private static void finish(Thread reader) throws InterruptedException {
-        reader.join(DRAIN_WAIT.toMillis());
+    private static void finish(Thread reader, long deadlineNanos) throws InterruptedException {
+        long left = deadlineNanos - System.nanoTime();
+        if (left > 0) {
+            TimeUnit.NANOSECONDS.timedJoin(reader, left);
+        }
     }
 
     private static Thread drain(InputStream stream, CappedOutput output, String name) {

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -224,7 +225,9 @@ class ShellRunnerTest {
     @Test
     void isolationSaysWhatIsUsedAndWhy() throws IOException {
         Path setsidOnly = Files.createDirectory(root.resolve("bin"));
-        Files.createSymbolicLink(setsidOnly.resolve("setsid"), Path.of("/usr/bin/setsid"));
+        Path setsid = Arrays.stream(System.getenv("PATH").split(":")).map(dir -> Path.of(dir, "setsid"))
+                .filter(Files::isExecutable).findFirst().orElseThrow();
+        Files.copy(setsid, setsidOnly.resolve("setsid"), StandardCopyOption.COPY_ATTRIBUTES);
         Map<String, String> noBwrap = Map.of("PATH", setsidOnly.toString());
         String none = "none: own process group, per-session working directory, no stdin, allow-listed environment";
 
