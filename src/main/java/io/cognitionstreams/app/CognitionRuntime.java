@@ -25,8 +25,10 @@ import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.ExecutorWorker;
 import io.cognitionstreams.executor.McpServers;
+import io.cognitionstreams.executor.ShellCalls;
 import io.cognitionstreams.executor.ToolCatalog;
 import io.cognitionstreams.executor.ToolExecution;
+import io.cognitionstreams.executor.shell.ShellRunner;
 import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.model.ModelWorker;
@@ -34,6 +36,7 @@ import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
 import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topic;
@@ -135,16 +138,27 @@ public final class CognitionRuntime implements AutoCloseable {
         requireLedgerPartitions(client, topics);
         McpServers servers = new McpServers(tools.mcpServers(), tools.callTimeout(), tools.maxResultBytes());
         List<McpServers.OfferedTool> offered = servers.start();
-        Publisher.publish(client, topics.tools, ToolCatalog.descriptors(offered, settings.applicationId(),
-                Instant.now()));
+        Map<String, ToolDescriptor> descriptors = new LinkedHashMap<>(ToolCatalog.descriptors(offered,
+                settings.applicationId(), Instant.now()));
+        Optional<ToolExecution.ShellTool> shell = tools.shell().map(ShellRunner::new).map(runner -> {
+            LOG.warn("shell executor ON: approved shell.run calls run as this process's user; isolation: {}",
+                    runner.isolation());
+            return new ShellCalls(runner);
+        });
+        if (shell.isPresent()) {
+            ToolDescriptor shellTool = ToolCatalog.shell(settings.applicationId(), Instant.now());
+            descriptors.put(shellTool.getName(), shellTool);
+        }
+        Publisher.publish(client, topics.tools, descriptors);
         List<PublicKey> trusted = new ArrayList<>();
         trusted.add(signer.publicKey());
         tools.trustedKeys().forEach(file -> trusted.add(DecisionSignatures.readPublicKey(file)));
         ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + "-executor", topics,
-                new ToolExecution(servers, Optional.empty(), tools.callTimeout()),
+                new ToolExecution(servers, shell, tools.callTimeout()),
                 new DecisionSignatures.Verifier(trusted), tools.threads(), 100);
-        LOG.info("executor running {} tools of {} MCP servers ({}); approvals signed by key {}", offered.size(),
-                tools.mcpServers().size(), String.join(", ", servers.names()), signer.keyId());
+        LOG.info("executor running {} tools of {} MCP servers ({}){}; approvals signed by key {}", offered.size(),
+                tools.mcpServers().size(), String.join(", ", servers.names()), shell.isPresent() ? " and shell.run"
+                        : "", signer.keyId());
         return Worker.of("executor", executor, servers);
     }
 

@@ -10,13 +10,16 @@ import io.cognitionstreams.schema.CognitionRequest;
 public final class Demo {
 
     public static final String MALFORMED_KEY = "demo-malformed";
+    /** The session whose approved call the executor runs. */
+    public static final String INSPECT_SESSION = "demo-inspect";
 
     private Demo() {
     }
 
     public static List<CognitionRequest> requests(Instant now) {
         // Skills from skills/: git may not run shell commands (its EXECUTE is denied and the model re-anchored),
-        // shell-operator may (its command reaches channel.shell).
+        // shell-operator may (its command reaches channel.shell), inspector calls the demo's workspace MCP server
+        // and its next turn starts from the result.
         return List.of(
                 request("demo-deploy", "developer", "git", "Plan the deploy of release 2.4.0 to production.", now),
                 request("demo-triage", "developer", "shell-operator",
@@ -24,7 +27,9 @@ public final class Demo {
                 request("demo-research", "researcher", "researcher",
                         "Research and compare the evaluation setups of three papers.", now),
                 request("demo-cleanup", "architect", "shell-operator",
-                        "Clean up the disk on the build server, it is full.", now));
+                        "Clean up the disk on the build server, it is full.", now),
+                request(INSPECT_SESSION, "developer", "inspector", "Inspect the workspace and tell me what is in it.",
+                        now));
     }
 
     /** Bytes that no Avro decoder accepts: shows the dead-letter path next to the valid traffic. */

@@ -236,7 +236,7 @@ public final class SessionAssembly {
                 .setUserPrompt(CONTINUE_PROMPT)
                 .setPersona(last.getPersona())
                 .setActiveSkill(last.getActiveSkill())
-                .setTaskInstructionKey(last.getTaskInstructionKey())
+                .setTaskInstructionKey(TaskInstructions.AFTER_TOOL_RESULTS)
                 .setTargetModel(last.getTargetModel())
                 .setMtu(last.getMtu())
                 .setParentId(result.getPacketId())

@@ -23,6 +23,9 @@ public final class TaskInstructions {
     public record Instruction(String key, String text, Stage stage, int maxTokens) {
     }
 
+    /** The key of a turn the pipeline sends on its own after tool results. */
+    public static final String AFTER_TOOL_RESULTS = "after_tool_results";
+
     private final Map<String, Instruction> byKey;
 
     private TaskInstructions(Map<String, Instruction> byKey) {
@@ -42,6 +45,11 @@ public final class TaskInstructions {
                 "Watch the streamed RESPONSE. Emit INTERRUPT: with the reason as soon as something goes wrong.");
         put(keys, counters, "interruption_handling", Stage.ACT,
                 "Repair after the interrupt: propose approved EXECUTE: commands, then a RESPONSE: for the user.");
+        // Not in the seed: the turn the pipeline sends itself once a turn's tool results are in (auto-continue).
+        // An ACT stage, so its answer needs no PLAN: the model acts on what its calls returned.
+        put(keys, counters, AFTER_TOOL_RESULTS, Stage.ACT,
+                "Use the tool results above: EXECUTE: more calls if you need them, else give the RESPONSE: for the "
+                        + "user.");
         put(keys, counters, "verification", Stage.VERIFY,
                 "Check the post-execution state. Emit a VERIFY: block that says success or fail and why.");
         return new TaskInstructions(Map.copyOf(keys));

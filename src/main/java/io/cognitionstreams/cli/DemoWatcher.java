@@ -29,6 +29,7 @@ import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -59,8 +60,12 @@ final class DemoWatcher {
         List<CognitionRequest> requests = Demo.requests(now);
         Set<String> pending = new HashSet<>();
         requests.forEach(request -> pending.add(request.getSessionId()));
+        Set<String> requested = Set.copyOf(pending);
+        boolean autoContinues = settings.executor().enabled() && settings.executor().autoContinueSteps() > 0;
         boolean letterSeen = false;
         Set<String> undecided = new HashSet<>();
+        // A session with tool results takes one more turn on its own (auto-continue): wait for its answer too.
+        Set<String> continuing = new HashSet<>();
         try (KafkaConsumer<byte[], byte[]> consumer = watchFromEnd();
              KafkaProducer<byte[], byte[]> producer = producer()) {
             Topic<String, CognitionRequest> in = topics.requests;
@@ -82,6 +87,11 @@ final class DemoWatcher {
                     out.println(format(record.topic(), value));
                     if (value instanceof RoutedBlock block && block.getSequence() == block.getBlockCount() - 1) {
                         pending.remove(block.getSessionId());
+                        continuing.remove(block.getSessionId());
+                    }
+                    if (value instanceof ToolResult result && autoContinues && requested.contains(
+                            result.getSessionId())) {
+                        continuing.add(result.getSessionId());
                     }
                     if (value instanceof DeadLetter letter && letter.getSourceTopic().equals(in.name())) {
                         letterSeen = true;
@@ -94,7 +104,7 @@ final class DemoWatcher {
                     }
                 }
                 out.flush();
-                boolean complete = pending.isEmpty() && letterSeen && undecided.isEmpty();
+                boolean complete = pending.isEmpty() && letterSeen && undecided.isEmpty() && continuing.isEmpty();
                 if (timeout != null && complete && System.nanoTime() - quietSince > Duration.ofSeconds(1).toNanos()) {
                     return true;
                 }
@@ -126,6 +136,11 @@ final class DemoWatcher {
             return String.format("%s %-14s %s %s: %s", label, decision.getCall().getSessionId(),
                     decision.getVerdict(), decision.getCall().getTool(), oneLine(decision.getReason()));
         }
+        if (value instanceof ToolResult result) {
+            return String.format("%s %-14s %s %s by %s: %s", label, result.getSessionId(), result.getStatus(),
+                    result.getTool(), result.getExecutor(), oneLine(result.getSuccess() ? String.valueOf(
+                            result.getText()) : String.valueOf(result.getError())));
+        }
         if (value instanceof DeadLetter letter) {
             return String.format("%s %s-%d@%d %s: %s", label, letter.getSourceTopic(), letter.getSourcePartition(),
                     letter.getSourceOffset(), letter.getErrorKind(), oneLine(letter.getReason()));
@@ -151,6 +166,7 @@ final class DemoWatcher {
         }
         watched.add(Topics.TOOL_CALLS);
         watched.add(Topics.TOOL_DECISIONS);
+        watched.add(Topics.TOOL_RESULTS);
         watched.add(Topics.COGNITION_DLQ);
         List<TopicPartition> partitions = new ArrayList<>();
         for (String topic : watched) {

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.McpServerConfig;
+import io.cognitionstreams.executor.shell.ShellSettings;
 import picocli.CommandLine.Option;
 
 /** The tool loop's flags on `run`: which MCP servers approved calls use, and how the loop behaves. */
@@ -40,19 +41,55 @@ final class ExecutorOptions {
             description = "Another gatekeeper public key (PEM) whose approvals the executor runs, repeatable.")
     List<Path> trustedKeys = new ArrayList<>();
 
-    @Option(names = "--auto-continue-steps", defaultValue = "0", paramLabel = "N",
+    @Option(names = "--auto-continue-steps", paramLabel = "N",
             description = "Turns a session may take on its own once its tool results are in; past N in a row an "
-                    + "ESCALATION goes to the council. 0 (the default) waits for the agent.")
-    int autoContinueSteps;
+                    + "ESCALATION goes to the council. Default 0 (the next turn waits for the agent); 1 with --demo.")
+    Integer autoContinueSteps;
 
-    /** @param extra servers the command adds itself (the demo's) */
-    ExecutorSettings settings(List<McpServerConfig> extra) {
+    @Option(names = "--shell-executor",
+            description = "Run approved shell.run calls with /bin/sh, one working directory per session under "
+                    + "--shell-root, in bubblewrap where it works (docs/executor-shell.md). Off by default: the "
+                    + "commands then only reach channel.shell.")
+    boolean shellExecutor;
+
+    @Option(names = "--shell-root", paramLabel = "DIR",
+            description = "Where the shell executor makes each session's working directory (default: "
+                    + "<data-dir>/shell).")
+    Path shellRoot;
+
+    @Option(names = "--shell-isolation", defaultValue = "AUTO", paramLabel = "AUTO|BWRAP|NONE",
+            description = "AUTO: bubblewrap when it works here, else none; BWRAP: refuse to start without it; NONE: "
+                    + "no sandbox (default: ${DEFAULT-VALUE}).")
+    ShellSettings.Isolation shellIsolation;
+
+    @Option(names = "--shell-env", paramLabel = "NAME",
+            description = "An environment variable commands may see, besides PATH, LANG, LC_ALL, TZ and TERM; "
+                    + "repeatable. Every other variable, secrets included, stays out.")
+    List<String> shellEnv = new ArrayList<>();
+
+    /**
+     * @param extra   servers the command adds itself (the demo's)
+     * @param dataDir where the shell's session directories go unless --shell-root says otherwise
+     * @param demo    whether this is `run --demo`, whose tool loop shows a session's next turn
+     */
+    ExecutorSettings settings(List<McpServerConfig> extra, Path dataDir, boolean demo) {
         List<McpServerConfig> servers = new ArrayList<>(extra);
         if (mcpConfig != null) {
             servers.addAll(McpServerConfig.readFile(mcpConfig));
         }
         mcpServers.forEach(spec -> servers.add(McpServerConfig.parse(spec)));
+        Optional<ShellSettings> shell = Optional.empty();
+        if (shellExecutor) {
+            List<String> env = new ArrayList<>(ShellSettings.DEFAULT_ENV_ALLOW_LIST);
+            env.addAll(shellEnv);
+            shell = Optional.of(new ShellSettings(shellRoot != null ? shellRoot : dataDir.resolve("shell"),
+                    toolTimeout, ShellSettings.DEFAULT_MAX_BYTES_PER_STREAM, env, shellIsolation,
+                    ShellSettings.DEFAULT_KILL_GRACE));
+        } else if (shellRoot != null || !shellEnv.isEmpty()) {
+            throw new IllegalArgumentException("--shell-root and --shell-env need --shell-executor");
+        }
         return new ExecutorSettings(servers, toolTimeout, threads, ExecutorSettings.DEFAULT_MAX_RESULT_BYTES,
-                Optional.ofNullable(signingKey), trustedKeys, autoContinueSteps);
+                Optional.ofNullable(signingKey), trustedKeys,
+                autoContinueSteps != null ? autoContinueSteps : demo ? 1 : 0, shell);
     }
 }

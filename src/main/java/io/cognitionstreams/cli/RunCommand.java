@@ -199,7 +199,7 @@ final class RunCommand implements Callable<Integer> {
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew);
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
-                Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of());
+                Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
         Map<String, Object> clientProperties = cluster.fileSettings();
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.namedCluster().orElse(null);

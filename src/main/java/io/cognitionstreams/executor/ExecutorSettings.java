@@ -8,6 +8,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
+import io.cognitionstreams.executor.shell.ShellSettings;
+
 /**
  * The tool loop as an operator sets it up. The executor runs only when it has something to run: an MCP server, or
  * the shell runner (off unless asked for).
@@ -22,10 +24,12 @@ import java.util.Set;
  *                          a key rotation); its own gatekeeper's is always trusted
  * @param autoContinueSteps how many turns in a row a session may take on its own after its tool results; 0 (the
  *                          default) for none: the next turn waits for the agent
+ * @param shell             the shell runner for approved {@code shell.run} calls; empty (the default) leaves them to
+ *                          whoever reads channel.shell
  */
 public record ExecutorSettings(List<McpServerConfig> mcpServers, Duration callTimeout, int threads,
                                int maxResultBytes, Optional<Path> signingKey, List<Path> trustedKeys,
-                               int autoContinueSteps) {
+                               int autoContinueSteps, Optional<ShellSettings> shell) {
 
     public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(60);
     public static final int DEFAULT_THREADS = 8;
@@ -35,6 +39,7 @@ public record ExecutorSettings(List<McpServerConfig> mcpServers, Duration callTi
         mcpServers = List.copyOf(mcpServers);
         trustedKeys = List.copyOf(trustedKeys);
         Objects.requireNonNull(signingKey, "signingKey");
+        Objects.requireNonNull(shell, "shell");
         Set<String> names = new HashSet<>();
         for (McpServerConfig server : mcpServers) {
             if (!names.add(server.name())) {
@@ -58,11 +63,11 @@ public record ExecutorSettings(List<McpServerConfig> mcpServers, Duration callTi
     /** No MCP server, no shell: nothing executes, as before the executor existed. */
     public static ExecutorSettings none() {
         return new ExecutorSettings(List.of(), DEFAULT_CALL_TIMEOUT, DEFAULT_THREADS, DEFAULT_MAX_RESULT_BYTES,
-                Optional.empty(), List.of(), 0);
+                Optional.empty(), List.of(), 0, Optional.empty());
     }
 
     public boolean enabled() {
-        return !mcpServers.isEmpty();
+        return !mcpServers.isEmpty() || shell.isPresent();
     }
 
     /** The signing key file, given a state directory for the default. */

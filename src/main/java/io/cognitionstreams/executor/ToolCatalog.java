@@ -32,4 +32,21 @@ public final class ToolCatalog {
         }
         return descriptors;
     }
+
+    /** The shell runner's one tool, when the operator turned it on. */
+    public static ToolDescriptor shell(String executor, Instant now) {
+        return ToolDescriptor.newBuilder()
+                .setName(ToolTarget.SHELL_SERVICE + "." + ToolTarget.SHELL_METHOD)
+                .setServer(ToolTarget.SHELL_SERVICE)
+                .setTool(ToolTarget.SHELL_METHOD)
+                .setDescription("Runs one command with /bin/sh in the session's own working directory and returns "
+                        + "its exit status, stdout and stderr. Write it as a line: EXECUTE: <command>")
+                .setInputSchema("{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"}},"
+                        + "\"required\":[\"command\"]}")
+                .setReadOnly(false)
+                .setIdempotent(false)
+                .setExecutor(executor)
+                .setTimestamp(now)
+                .build();
+    }
 }
