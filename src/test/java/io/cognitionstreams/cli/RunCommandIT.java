@@ -30,14 +30,19 @@ class RunCommandIT {
         for (Cli run : new Cli[] {first, second}) {
             assertThat(run.exitCode()).as(run.err()).isZero();
             assertThat(run.err()).contains("embedded Kafka broker at 127.0.0.1:");
-            assertThat(run.out()).contains("sent 4 demo requests and 1 malformed record to cognition.requests")
+            assertThat(run.out()).contains("sent 5 demo requests and 1 malformed record to cognition.requests")
                     .containsPattern("channel\\.cli_chat\\s+demo-deploy\\s+1/\\d+ PLAN")
                     .containsPattern("channel\\.web_chat\\s+demo-triage\\s+\\d+/\\d+ RESPONSE")
                     .containsPattern("tool\\.calls\\s+demo-cleanup\\s+shell\\.run")
                     .containsPattern("tool\\.decisions\\s+demo-deploy\\s+DENIED shell\\.run")
                     .containsPattern("tool\\.decisions\\s+demo-cleanup\\s+APPROVED shell\\.run")
                     .containsPattern("channel\\.shell\\s+demo-cleanup\\s+\\d+/\\d+ EXECUTE\\s+du -sh")
-                    .containsPattern("cognition\\.dlq\\s+cognition\\.requests-\\d+@\\d+ DESERIALIZATION");
+                    .containsPattern("cognition\\.dlq\\s+cognition\\.requests-\\d+@\\d+ DESERIALIZATION")
+                    // the tool loop: a real MCP call on the demo's workspace server, then the turn it starts
+                    .containsPattern("tool\\.decisions\\s+demo-inspect\\s+APPROVED mcp__workspace__list_files")
+                    .containsPattern("tool\\.results\\s+demo-inspect\\s+SUCCEEDED mcp__workspace__list_files by "
+                            + "mcp:workspace: .*README\\.md")
+                    .containsPattern("channel\\.cli_chat\\s+demo-inspect\\s+1/\\d+ RESPONSE\\s+The tool results are in");
             assertThat(run.out()).doesNotContainPattern("channel\\.(web|discord)_chat\\s+\\S+\\s+\\S+ PLAN");
         }
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(
@@ -54,7 +59,7 @@ class RunCommandIT {
     private Cli runDemo() throws IOException {
         return Cli.run("run", "--data-dir", dataDir.toString(), "--port", String.valueOf(freePort()),
                 "--controller-port", String.valueOf(freePort()), "--demo", "--exit-after-demo",
-                "--demo-timeout", "120s");
+                "--demo-timeout", "240s");
     }
 
     private static int freePort() throws IOException {

@@ -22,7 +22,7 @@ class SkillFilesTest {
     void theShippedSkillsLoadWithTheirRefsAndCanonicalPermissions() throws IOException {
         Map<String, Skill> skills = SkillFiles.load(Path.of("./skills"), NOW);
 
-        assertThat(skills).containsOnlyKeys("git", "researcher", "shell-operator", "writer");
+        assertThat(skills).containsOnlyKeys("git", "inspector", "researcher", "shell-operator", "writer");
         Skill git = skills.get("git");
         assertThat(git.getPermissions()).containsExactly("filesystem:read", "git:*");
         assertThat(git.getRefs()).containsOnlyKeys("references/commit-messages.md");

@@ -195,12 +195,16 @@ class SkillParserTest {
         Path root = Path.of("skills");
         Map<String, SkillDefinition> skills = SkillParser.parseDirectory(root);
 
-        assertThat(skills).containsOnlyKeys("git", "researcher", "shell-operator", "writer");
+        assertThat(skills).containsOnlyKeys("git", "inspector", "researcher", "shell-operator", "writer");
         assertThat(skills.get("git").permissions()).hasToString("git:*, filesystem:read");
         assertThat(skills.get("researcher").permissions())
                 .hasToString("web:search, web:fetch, filesystem:read, memory:*");
         assertThat(skills.get("shell-operator").permissions()).hasToString("shell:run, filesystem:*");
         assertThat(skills.get("writer").permissions()).hasToString("filesystem:read, filesystem:write");
+        assertThat(skills.get("inspector").permissions().allows("mcp__workspace__list_files")).isTrue();
+        assertThat(skills.get("inspector").retrySafe().allows("mcp__workspace__read_file"))
+                .as("read-only tools may run again after a crash").isTrue();
+        assertThat(skills.get("shell-operator").retrySafe().allows("shell.run")).isFalse();
         assertThat(skills.values()).anySatisfy(skill ->
                 assertThat(skill.protocol()).contains("{{ skill.name }}").contains("{{ skill.version }}"));
         for (SkillDefinition skill : skills.values()) {

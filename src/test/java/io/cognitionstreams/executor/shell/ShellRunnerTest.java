@@ -204,7 +204,9 @@ class ShellRunnerTest {
         try {
             assertThat(outcome.timedOut()).isFalse();
             assertThat(outcome.stdout()).isEqualTo("out\n");
-            assertThat(running(escaped)).as("the documented gap").isTrue();
+            // Whether it is still running depends on whether it left the session before the shell exited (then
+            // nothing finds it: the documented gap) or not (then it is killed with the command); either way the
+            // run did not wait for it.
         } finally {
             ProcessHandle.of(escaped).ifPresent(ProcessHandle::destroyForcibly);
         }
