@@ -1,6 +1,7 @@
 package io.cognitionstreams.assembly;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -28,6 +29,12 @@ import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.HistoryEntry;
+import io.cognitionstreams.schema.CouncilMessageType;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.ChatMessage;
+import io.cognitionstreams.schema.ToolStatus;
+import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Identity;
@@ -180,6 +187,72 @@ class AssemblyTopologyTest {
         KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
         assertThat(sessions.get("s1").getNextSequence()).isEqualTo(3L);
         assertThat(sessions.get("s1").getTurns()).isEqualTo(2);
+    }
+
+    @Test
+    void toolResultsJoinTheHistoryPairedWithTheirCallsAndTheLastOfATurnStartsTheNextTurn() {
+        TestInputTopic<String, ToolResult> results = TopicDriver.input(driver, topics.toolResults);
+        TestOutputTopic<String, CognitionRequest> nextTurns = TopicDriver.output(driver, topics.requests);
+        requests.pipeInput("s1", Records.request("s1", "Inspect the workspace.").setActiveSkill(null).build());
+        String packetId = packets.readValue().getMeta().getPacketId();
+
+        results.pipeInput("s1", result("s1", "c1", packetId, 2).setTool("mcp__workspace__list_files")
+                .setText("README.md\npom.xml").build());
+        assertThat(nextTurns.isEmpty()).as("one of two results: the turn is not over").isTrue();
+        results.pipeInput("s1", result("s1", "c2", packetId, 2).setTool("mcp__workspace__read_file")
+                .setSuccess(false).setStatus(ToolStatus.UNKNOWN_OUTCOME).setError("the executor stopped").build());
+
+        CognitionRequest next = nextTurns.readValue();
+        assertThat(next.getRequestId()).isEqualTo(packetId + "-next");
+        assertThat(next.getParentId()).isEqualTo(packetId);
+        assertThat(next.getAutoContinueStep()).isEqualTo(1);
+        assertThat(next.getTaskInstructionKey()).isEqualTo(TaskInstructions.AFTER_TOOL_RESULTS);
+        // The driver feeds the continuation back in, as the broker would.
+        CognitionPacket continued = packets.readValue();
+        assertThat(continued.getPayload().getUserPrompt()).isEqualTo(SessionAssembly.CONTINUE_PROMPT);
+        // Our models call tools with EXECUTE lines, not native tool calls, so a result answers no tool call of the
+        // chat API's: it reaches the model as a user message that keeps its call id and says whose output it is.
+        assertThat(continued.getPayload().getHistory())
+                .filteredOn(message -> message.getToolCallId() != null)
+                .extracting(ChatMessage::getRole, ChatMessage::getToolCallId, ChatMessage::getName,
+                        ChatMessage::getContent)
+                .containsExactly(tuple(ChatRole.USER, "c1", "mcp__workspace__list_files",
+                                "[output of tool mcp__workspace__list_files, call c1]\nREADME.md\npom.xml"),
+                        tuple(ChatRole.USER, "c2", "mcp__workspace__read_file",
+                                "[output of tool mcp__workspace__read_file, call c2]\nUNKNOWN_OUTCOME: the executor "
+                                        + "stopped"));
+        KeyValueStore<String, HistoryEntry> history = driver.getKeyValueStore(AssemblyTopology.HISTORY_STORE);
+        try (var entries = history.all()) {
+            assertThat(entries).toIterable().extracting(entry -> entry.value.getMessage().getRole())
+                    .as("stored as TOOL messages; only the packet renders them").contains(ChatRole.TOOL);
+        }
+    }
+
+    @Test
+    void aSessionThatKeepsCallingToolsIsEscalatedAfterItsAutoContinueSteps() {
+        TestInputTopic<String, ToolResult> results = TopicDriver.input(driver, topics.toolResults);
+        TestOutputTopic<String, CouncilMessage> council = TopicDriver.output(driver, topics.councilMessages);
+        requests.pipeInput("s1", Records.request("s1", "Inspect the workspace.").setActiveSkill(null).build());
+        String packetId = packets.readValue().getMeta().getPacketId();
+        for (int turn = 1; turn <= AUTO_CONTINUE; turn++) {
+            results.pipeInput("s1", result("s1", "c" + turn, packetId, 1).setText("more to do").build());
+            packetId = packets.readValue().getMeta().getPacketId();
+        }
+
+        results.pipeInput("s1", result("s1", "c-last", packetId, 1).setText("still more").build());
+
+        assertThat(packets.isEmpty()).as("no turn past the limit").isTrue();
+        CouncilMessage escalation = council.readValue();
+        assertThat(escalation.getType()).isEqualTo(CouncilMessageType.ESCALATION);
+        assertThat(escalation.getSessionId()).isEqualTo("s1");
+        assertThat(events.readValuesToList()).extracting(PipelineEvent::getType)
+                .contains(SessionAssembly.AUTO_CONTINUE_LIMIT);
+    }
+
+    private static ToolResult.Builder result(String session, String callId, String packetId, int callCount) {
+        return ToolResult.newBuilder().setCallId(callId).setSessionId(session).setTool("mcp__workspace__clock")
+                .setSuccess(true).setStatus(ToolStatus.SUCCEEDED).setExecutor("mcp:workspace")
+                .setPacketId(packetId).setCallCount(callCount).setTimestamp(Records.T0);
     }
 
     @Test
