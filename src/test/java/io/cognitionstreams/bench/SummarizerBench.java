@@ -20,7 +20,10 @@ import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
 
-/** Latency of one local extractive summarization (embedding every sentence with all-MiniLM-L6-v2), uncached. */
+/**
+ * Latency of one local extractive summarization (embedding every sentence with all-MiniLM-L6-v2), uncached, of prose
+ * and of a protocol whose rule lines must all be kept.
+ */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -32,6 +35,10 @@ public class SummarizerBench {
     @Param({"500", "2000"})
     public int inputTokens;
 
+    /** {@code prose}: English prose alone; {@code protocol}: prose lines with a rule line after every few. */
+    @Param({"prose", "protocol"})
+    public String kind;
+
     private ExtractiveSummarizer summarizer;
     private TokenCounter counter;
     private String text;
@@ -40,7 +47,8 @@ public class SummarizerBench {
     public void setUp() {
         counter = new Tokenizers().forModel("gpt-4o");
         summarizer = new ExtractiveSummarizer(MiniLmEmbedder.shared());
-        text = counter.prefix(BenchTexts.englishProse(inputTokens * 8), inputTokens);
+        text = kind.equals("protocol") ? BenchTexts.protocol(inputTokens, counter)
+                : counter.prefix(BenchTexts.englishProse(inputTokens * 8), inputTokens);
     }
 
     @Benchmark

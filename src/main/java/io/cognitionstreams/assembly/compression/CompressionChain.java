@@ -34,6 +34,10 @@ import io.cognitionstreams.tokens.TokenCounter;
  * {@link #TAG}, whose tokens count against the target. A model answer over the target is a failure like any other.
  * When every tier fails the answer is a {@link TokenBudgetError}, never a truncated field.
  *
+ * <p>The fields compressed are identity, persona and skill protocols, which exist to keep a model on its rules: every
+ * rule of the text ({@link Rules}) is kept word for word. The extractive tier keeps them first and fills what is left
+ * with sentences; a model tier is given them and its answer is refused unless it kept them all.
+ *
  * <p>{@link #compress} blocks its caller for at most the deadline (default 20 s) plus the extractive pass: each
  * model call runs on a small bounded pool and is abandoned (interrupted) when its per-call timeout or the chain's
  * deadline passes, so one slow model cannot hold a Kafka Streams thread past {@code max.poll.interval.ms}.
@@ -102,12 +106,13 @@ public final class CompressionChain implements FieldCompressor, AutoCloseable {
             attempts.add(new Attempt("tag", "target " + targetTokens + " leaves no room after the "
                     + counter.count(TAG) + "-token tag"));
         } else {
-            result = extract(text, bodyTokens, targetTokens, originalTokens, counter, attempts);
-            List<PromptMessage> prompt = prompt(text, bodyTokens);
+            List<String> rules = Sentences.rules(text);
+            result = extract(text, rules, bodyTokens, targetTokens, originalTokens, counter, attempts);
+            List<PromptMessage> prompt = prompt(text, rules, bodyTokens);
             for (int i = 0; i < tiers.size() && result == null; i++) {
                 Tier tier = tiers.get(i);
                 String answer = call(tier, prompt, deadlineAt, attempts);
-                if (answer != null) {
+                if (answer != null && keepsRules(unwrap(answer), rules, tier.method(), attempts)) {
                     result = tagged(answer, tier.method(), targetTokens, originalTokens, counter, attempts);
                 }
             }
@@ -123,27 +128,60 @@ public final class CompressionChain implements FieldCompressor, AutoCloseable {
         return result;
     }
 
-    /** The compression prompt of spec 4.2, asking for {@code bodyTokens} so the tagged answer fits. */
-    static List<PromptMessage> prompt(String text, int bodyTokens) {
+    /**
+     * The compression prompt of spec 4.2, asking for {@code bodyTokens} so the tagged answer can fit, and, when the
+     * text has rules, for each of them word for word.
+     */
+    static List<PromptMessage> prompt(String text, List<String> rules, int bodyTokens) {
+        if (rules.isEmpty()) {
+            return List.of(
+                    new PromptMessage("system", "You are a text compressor. Rewrite the section between START>> "
+                            + "and <<END in at most " + bodyTokens + " tokens, preserving its directives and key "
+                            + "nouns. Use no markdown formatting. Answer with the rewritten section only."),
+                    new PromptMessage("user", "START>>\n" + text + "\n<<END"));
+        }
         return List.of(
                 new PromptMessage("system", "You are a text compressor. Rewrite the section between START>> and "
-                        + "<<END in at most " + bodyTokens + " tokens, preserving its directives and key nouns. "
-                        + "Use no markdown formatting. Answer with the rewritten section only."),
-                new PromptMessage("user", "START>>\n" + text + "\n<<END"));
+                        + "<<END in at most " + bodyTokens + " tokens. It holds rules, listed between RULES>> and "
+                        + "<<RULES: copy every one of them into your answer word for word, each on a line of its "
+                        + "own (you may drop a list marker or reformat whitespace, nothing else). Shorten only the "
+                        + "other text, preserving its key nouns, with no markdown formatting. An answer that "
+                        + "changes or leaves out a rule is refused. Answer with the rewritten section only."),
+                new PromptMessage("user", "RULES>>\n" + String.join("\n", rules) + "\n<<RULES\nSTART>>\n" + text
+                        + "\n<<END"));
     }
 
-    private Compressed extract(String text, int bodyTokens, int targetTokens, int originalTokens,
-            TokenCounter counter, List<Attempt> attempts) {
+    private Compressed extract(String text, List<String> rules, int bodyTokens, int targetTokens,
+                               int originalTokens, TokenCounter counter, List<Attempt> attempts) {
         if (extractive == null) {
             return null;
         }
         Optional<String> extract = extractive.summarize(text, bodyTokens, counter);
         if (extract.isEmpty()) {
-            attempts.add(new Attempt(EXTRACTIVE, "no extract of whole sentences, keeping every directive, fits "
-                    + bodyTokens + " tokens"));
+            int ruleTokens = counter.count(String.join("\n", rules));
+            attempts.add(new Attempt(EXTRACTIVE, rules.isEmpty() || ruleTokens <= bodyTokens
+                    ? "no extract of whole sentences fits " + bodyTokens + " tokens"
+                    : "its " + rules.size() + " rule" + (rules.size() == 1 ? "" : "s") + " alone need " + ruleTokens
+                            + " tokens, " + bodyTokens + " are left after the tag; a rule is never dropped"));
             return null;
         }
         return tagged(extract.get(), EXTRACTIVE, targetTokens, originalTokens, counter, attempts);
+    }
+
+    /** Whether a model's answer kept every rule word for word; records the refusal when it did not. */
+    private static boolean keepsRules(String answer, List<String> rules, String method, List<Attempt> attempts) {
+        List<String> missing = Rules.missing(rules, answer);
+        if (missing.isEmpty()) {
+            return true;
+        }
+        attempts.add(new Attempt(method, "refused: the answer lost " + missing.size() + " of " + rules.size()
+                + " rules word for word, e.g. \"" + abbreviated(missing.get(0)) + "\""));
+        return false;
+    }
+
+    private static String abbreviated(String rule) {
+        String line = rule.strip().replace('\n', ' ');
+        return line.length() <= 80 ? line : line.substring(0, 77) + "...";
     }
 
     /** The model's answer, or null after recording why there is none. */
@@ -201,9 +239,12 @@ public final class CompressionChain implements FieldCompressor, AutoCloseable {
         return new Compressed(text, originalTokens, tokens, method);
     }
 
-    /** Models sometimes echo the prompt's delimiters; they are not part of the section. */
+    /** Models sometimes echo the prompt's delimiters, or its list of rules; they are not part of the section. */
     private static String unwrap(String answer) {
         String text = answer.strip();
+        if (text.startsWith("RULES>>") && text.contains("<<RULES")) {
+            text = text.substring(text.indexOf("<<RULES") + "<<RULES".length()).strip();
+        }
         if (text.startsWith("START>>")) {
             text = text.substring("START>>".length());
         }

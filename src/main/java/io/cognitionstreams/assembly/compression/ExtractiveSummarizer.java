@@ -18,9 +18,9 @@ import io.cognitionstreams.embeddings.Vectors;
  * fits the budget; one that would not fit is passed over and smaller ones may still go in. The extract keeps the
  * original order and line breaks.
  *
- * <p>Directive-like units (rules such as "Never ...", markers such as "RULES:") are taken before everything else
- * and must all fit: an extract that silently drops a rule is worse than none, since the model tiers can still
- * rephrase it shorter.
+ * <p>Rules ({@link Rules}: imperatives, MUST/NEVER/ALWAYS, numbered items, key-value lines, JSON blocks) are kept
+ * word for word before anything else, and must all fit; the sentences then fill what budget they leave. An extract
+ * that silently drops a rule is worse than none: the chain goes on to the model tiers, or the field is refused.
  */
 public final class ExtractiveSummarizer {
 
@@ -45,61 +45,91 @@ public final class ExtractiveSummarizer {
 
     /**
      * The extract of {@code text} in at most {@code targetTokens} tokens of {@code counter}, or empty when none
-     * exists: the best-ranked sentence or some directive alone does not fit, or the text has no sentence.
+     * exists: its rules alone do not fit, or it has no rule and its best-ranked sentence alone does not fit.
      */
     public Optional<String> summarize(String text, int targetTokens, TokenCounter counter) {
         List<Unit> units = Sentences.split(text);
         if (units.isEmpty() || targetTokens <= 0) {
             return Optional.empty();
         }
-        List<String> sentences = new ArrayList<>(units.size());
+        int n = units.size();
+        boolean[] kept = new boolean[n];
+        boolean anyKept = false;
+        for (int i = 0; i < n; i++) {
+            kept[i] = units.get(i).rule();
+            anyKept |= kept[i];
+        }
+        if (anyKept && counter.count(render(units, kept)) > targetTokens) {
+            return Optional.empty();
+        }
+        if (anyKept && !roomForMore(units, kept, targetTokens, counter)) {
+            // Nothing else could join the rules: no need to embed a sentence.
+            return Optional.of(render(units, kept));
+        }
+        List<String> sentences = new ArrayList<>(n);
         for (Unit unit : units) {
             sentences.add(unit.text());
         }
         float[][] vectors = normalized(embedder.embed(sentences));
         double[] centrality = centrality(vectors);
 
-        int n = units.size();
-        boolean[] kept = new boolean[n];
-        boolean[] decided = new boolean[n];
+        boolean[] decided = kept.clone();
         double[] redundancy = new double[n];
-        boolean anyKept = false;
+        for (int i = 0; i < n; i++) {
+            if (kept[i]) {
+                addRedundancy(vectors, i, decided, redundancy);
+            }
+        }
         for (int step = 0; step < n; step++) {
-            int best = next(units, decided, centrality, redundancy, anyKept);
+            int best = next(decided, centrality, redundancy, anyKept);
+            if (best < 0) {
+                break;
+            }
             decided[best] = true;
             kept[best] = true;
             if (counter.count(render(units, kept)) > targetTokens) {
                 kept[best] = false;
-                if (!anyKept || units.get(best).directive()) {
+                if (!anyKept) {
                     return Optional.empty();
                 }
                 continue;
             }
             anyKept = true;
-            for (int i = 0; i < n; i++) {
-                if (!decided[i]) {
-                    redundancy[i] = Math.max(redundancy[i], dot(vectors[i], vectors[best]));
-                }
-            }
+            addRedundancy(vectors, best, decided, redundancy);
         }
         return Optional.of(render(units, kept));
     }
 
-    /** The undecided unit to try next: directives first, then the highest MMR score, then the earliest. */
-    private int next(List<Unit> units, boolean[] decided, double[] centrality, double[] redundancy,
-            boolean anyKept) {
+    /** Whether the budget the rules leave could hold the smallest other unit (counted alone, a lower bound). */
+    private static boolean roomForMore(List<Unit> units, boolean[] kept, int targetTokens, TokenCounter counter) {
+        int left = targetTokens - counter.count(render(units, kept));
+        for (int i = 0; i < units.size(); i++) {
+            if (!kept[i] && counter.count(units.get(i).text()) <= left) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void addRedundancy(float[][] vectors, int kept, boolean[] decided, double[] redundancy) {
+        for (int i = 0; i < vectors.length; i++) {
+            if (!decided[i]) {
+                redundancy[i] = Math.max(redundancy[i], dot(vectors[i], vectors[kept]));
+            }
+        }
+    }
+
+    /** The undecided unit to try next: the highest MMR score, then the earliest; -1 when none is left. */
+    private int next(boolean[] decided, double[] centrality, double[] redundancy, boolean anyKept) {
         int best = -1;
         double bestScore = 0;
-        for (int i = 0; i < units.size(); i++) {
+        for (int i = 0; i < decided.length; i++) {
             if (decided[i]) {
                 continue;
             }
             // Before anything is kept there is nothing to be redundant with.
             double score = anyKept ? lambda * centrality[i] - (1 - lambda) * redundancy[i] : centrality[i];
-            boolean better = best < 0
-                    || units.get(i).directive() && !units.get(best).directive()
-                    || units.get(i).directive() == units.get(best).directive() && score > bestScore;
-            if (better) {
+            if (best < 0 || score > bestScore) {
                 best = i;
                 bestScore = score;
             }
@@ -107,14 +137,17 @@ public final class ExtractiveSummarizer {
         return best;
     }
 
+    /** Kept units in order: a line break between units of different lines, a space within a paragraph. */
     private static String render(List<Unit> units, boolean[] kept) {
         StringBuilder out = new StringBuilder();
+        int line = -1;
         for (int i = 0; i < units.size(); i++) {
             if (kept[i]) {
                 if (out.length() > 0) {
-                    out.append(units.get(i).startsLine() ? '\n' : ' ');
+                    out.append(units.get(i).line() != line ? '\n' : ' ');
                 }
                 out.append(units.get(i).text());
+                line = units.get(i).line();
             }
         }
         return out.toString();

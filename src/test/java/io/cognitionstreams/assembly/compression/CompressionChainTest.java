@@ -84,6 +84,47 @@ class CompressionChainTest {
         }
     }
 
+    /** Rules that do not fit beside their tag in 40 tokens: only a model that keeps them word for word can help. */
+    private static final String RULES_AND_PROSE = "- Never force-push to main.\n"
+            + "max_open_prs: 3\n"
+            + "The team ships several times a day behind feature flags and reviews every change by hand.";
+
+    @Test
+    void aModelAnswerThatLosesARuleIsRefusedAndOneThatKeepsThemAllIsTaken() {
+        String rulesOnly = "Never force-push to main.\nmax_open_prs: 3";
+        int target = COUNTER.count(CompressionChain.TAG + rulesOnly);
+        RecordingModel lite = RecordingModel.answering("Do not force-push.\nmax_open_prs: 3");
+        RecordingModel prime = RecordingModel.answering("RULES>>\n- Never force-push to main.\n<<RULES\n"
+                + rulesOnly);
+        try (CompressionChain chain = CompressionChain.builder().extractive(extractive)
+                .lite(lite, "mini").prime(prime, "hermes").build()) {
+            Compressed result = (Compressed) chain.compress("active_skill", RULES_AND_PROSE, target, COUNTER);
+
+            assertThat(result.method()).isEqualTo(CompressionChain.PRIME);
+            assertThat(result.text()).isEqualTo(CompressionChain.TAG + rulesOnly);
+            String system = lite.prompts.get(0).get(0).content();
+            assertThat(system).contains("word for word", "refused");
+            assertThat(lite.prompts.get(0).get(1).content()).startsWith(
+                    "RULES>>\n- Never force-push to main.\nmax_open_prs: 3\n<<RULES\nSTART>>\n");
+        }
+    }
+
+    @Test
+    void withoutModelTiersRulesThatDoNotFitAreATokenBudgetErrorNamingTheField() {
+        RecordingModel lite = RecordingModel.answering("max_open_prs: 3");
+        try (CompressionChain chain = CompressionChain.builder().extractive(extractive).lite(lite, "mini")
+                .build()) {
+            TokenBudgetError error = (TokenBudgetError) chain.compress("identity", RULES_AND_PROSE, 12, COUNTER);
+
+            assertThat(error.field()).isEqualTo("identity");
+            assertThat(error.attempts()).extracting(Attempt::method)
+                    .containsExactly(CompressionChain.EXTRACTIVE, CompressionChain.LITE);
+            assertThat(error.attempts().get(0).failure()).startsWith("its 2 rules alone need");
+            assertThat(error.attempts().get(1).failure())
+                    .isEqualTo("refused: the answer lost 1 of 2 rules word for word, e.g. \"- Never force-push to main.\"");
+        }
+    }
+
     @Test
     void anAnswerThatFitsOnlyWithoutTheTagFallsThroughToPrime() {
         String exactlyTarget = COUNTER.prefix(RUN_ON, TARGET);
