@@ -169,6 +169,7 @@ public final class PacketAssembler {
                 .setMeta(MetaHeader.newBuilder()
                         .setPacketId(packetId)
                         .setParentId(request.getParentId())
+                        .setTimeTravel(request.getTimeTravel())
                         .setTimestamp(request.getTimestamp())
                         .setRetryCount(request.getRetryCount() > 0 ? request.getRetryCount() : null)
                         .build())

@@ -195,7 +195,9 @@ public final class SessionAssembly {
                 .setTokenCount(counter.count(content))
                 .build(), counter.encodingName(), result.getPacketId());
         SessionState.Builder next = SessionState.newBuilder(state).setNextSequence(state.getNextSequence() + 1);
-        if (autoContinueSteps == 0 || result.getPacketId() == null || result.getCallCount() <= 0) {
+        // A replayed or forked turn's next turn is on the timeline it re-runs: cognition replay sends it.
+        if (autoContinueSteps == 0 || result.getPacketId() == null || result.getCallCount() <= 0
+                || result.getTimeTravel() != null) {
             memory.state(session, next.build());
             return AfterResult.NOTHING;
         }

@@ -39,6 +39,11 @@ final class ForkCommand implements Callable<Integer> {
     @Option(names = "--as", paramLabel = "SESSION", description = "The fork's session id (default: <session>~fork-N).")
     String as;
 
+    @Option(names = "--execute-tools",
+            description = "Run the fork's approved tool calls from checkpoint N on (under new call ids). Without it, "
+                    + "they are decided by the gatekeeper and recorded, but never executed.")
+    boolean executeTools;
+
     @Option(names = "--progress-every", defaultValue = "100", paramLabel = "N",
             description = "Print a progress line every N requests sent (default: ${DEFAULT-VALUE}).")
     int progressEvery;
@@ -59,7 +64,7 @@ final class ForkCommand implements Callable<Integer> {
             return 2;
         }
         ReplayPlan.Plan plan = new ReplayPlan(session, checkpoints.get(session), from)
-                .fork(timeline.requests(session, Optional.empty()), fork);
+                .fork(timeline.requests(session, Optional.empty()), fork, executeTools);
         timeline.sendTurnByTurn(plan.requests(), plan.answered(), turnTimeout, "forked", progressEvery,
                 spec.commandLine().getErr());
         spec.commandLine().getOut().printf("forked session %s at checkpoint %d into %s: %d requests rebuild its "

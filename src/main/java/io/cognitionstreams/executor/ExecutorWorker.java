@@ -27,6 +27,7 @@ import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LedgerState;
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolLedgerEntry;
@@ -76,6 +77,8 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
             + "duplicates)", Duration.ofMinutes(1));
     private final IntervalLog unknown = new IntervalLog(LOG, "calls reported as unknown outcome after a restart",
             Duration.ofMinutes(1));
+    private final IntervalLog timeTravel = new IntervalLog(LOG, "approvals of replayed or forked turns skipped "
+            + "(never executed; the gatekeeper answered them)", Duration.ofMinutes(1));
     private final AtomicInteger executed = new AtomicInteger();
 
     /**
@@ -217,6 +220,11 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
             return step.letter(TransactionalLoop.deadLetter(topics, record, ErrorKind.VALIDATION,
                     new InvalidRecordException("refused to execute " + call.getTool() + " (call " + call.getCallId()
                             + "): " + problem.get()), COMPONENT, groupId));
+        }
+        if (call.getTimeTravel() == TimeTravel.REPLAY || call.getTimeTravel() == TimeTravel.FORK) {
+            // Signed, so the gatekeeper marked it: it answered the call itself from the record (docs/timetravel.md).
+            timeTravel.warn(call.getCallId() + " (" + call.getTimeTravel() + ")");
+            return step;
         }
         if (call.getSessionId() == null || call.getSessionId().isBlank() || call.getCallId().isBlank()) {
             return step.letter(TransactionalLoop.deadLetter(topics, record, ErrorKind.VALIDATION,

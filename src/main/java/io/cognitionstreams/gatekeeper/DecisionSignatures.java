@@ -147,7 +147,8 @@ public final class DecisionSignatures {
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             for (String field : new String[] {FORM, decision.getSigningKey(), decision.getVerdict().name(),
                     call.getCallId(), call.getSessionId(), call.getPacketId(), call.getRequestId(), call.getCaller(),
-                    call.getSkill(), call.getTool(), call.getArguments()}) {
+                    call.getSkill(), call.getTool(), call.getArguments(),
+                    call.getTimeTravel() == null ? null : call.getTimeTravel().name(), call.getParentId()}) {
                 string(out, field);
             }
             out.writeInt(call.getBlockCount());

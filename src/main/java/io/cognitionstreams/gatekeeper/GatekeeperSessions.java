@@ -28,6 +28,7 @@ import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionControl;
 import io.cognitionstreams.schema.Severity;
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
@@ -68,7 +69,13 @@ public final class GatekeeperSessions {
 
         void session(String session, GatekeeperSession state);
 
+        /** Forgets the session's state and its recorded results. */
         void forget(String session);
+
+        /** A result of the session's as its model saw it; empty if none was recorded. */
+        Optional<ToolResult> result(String session, String callId);
+
+        void result(ToolResult result);
     }
 
     /**
@@ -124,7 +131,10 @@ public final class GatekeeperSessions {
                 call.getSkill(), call.getTool()));
         // Built before the state changes: a call that cannot run is dead-lettered with nothing half-done.
         boolean shellCall = ToolNames.split(call.getTool()).map(SHELL_TOOL::equals).orElse(false);
-        RoutedBlock shell = decision.approved() && shellCall
+        // A replayed or (by default) forked turn never runs a tool: not here, where people read commands to run
+        // them, and not in an executor, which skips signed approvals of such turns (docs/timetravel.md).
+        boolean executes = call.getTimeTravel() == null || call.getTimeTravel() == TimeTravel.FORK_EXECUTE;
+        RoutedBlock shell = decision.approved() && shellCall && executes
                 ? shellBlock(call, redactor.redact(shellCommand(call))) : null;
         List<String> newlyOverloaded = session != null ? remember(memory, session, call, decision, now) : null;
 
@@ -146,6 +156,9 @@ public final class GatekeeperSessions {
         if (!decision.approved() && session != null) {
             // Every call of a turn gets one result, so the session knows when all of them are in.
             records.add(new Keyed(key, denial(call, decision, now)));
+        }
+        if (decision.approved() && !executes && session != null) {
+            records.add(new Keyed(key, notExecuted(memory, call, now)));
         }
         if (!decision.approved()) {
             Map<String, String> attributes = callAttributes(call);
@@ -187,6 +200,7 @@ public final class GatekeeperSessions {
                 .map(state -> ActiveSkills.restore(settings.rootCaller(), state.getActiveSkills()).count())
                 .orElse(0);
         if (!result.getSuccess() || !load.overloaded(active)) {
+            memory.result(result);
             return result;
         }
         String warning = CognitiveLoad.warning(active, load.threshold());
@@ -197,7 +211,9 @@ public final class GatekeeperSessions {
         if (result.getJson() != null) {
             annotated.setJson(ResultAnnotator.annotateJson(result.getJson(), warning).json());
         }
-        return annotated.build();
+        ToolResult warned = annotated.build();
+        memory.result(warned);
+        return warned;
     }
 
     /** A denied call's result: no executor ever sees the call, so the gatekeeper answers it. */
@@ -212,6 +228,34 @@ public final class GatekeeperSessions {
                 .setExecutor(COMPONENT)
                 .setPacketId(call.getPacketId())
                 .setCallCount(call.getCallCount())
+                .setTimeTravel(call.getTimeTravel())
+                .setTimestamp(now)
+                .build();
+    }
+
+    /**
+     * The answer to an approved call of a turn that does not execute: a replay gets the original call's result as
+     * its model saw it, so the replayed session's history is the original's; a fork, or a replayed call whose
+     * original has no recorded result, gets NOT_EXECUTED.
+     */
+    private static ToolResult notExecuted(Memory memory, ToolCall call, Instant now) {
+        Optional<ToolResult> original = call.getTimeTravel() == TimeTravel.REPLAY && call.getParentId() != null
+                ? memory.result(call.getSessionId(), call.getParentId()) : Optional.empty();
+        ToolResult.Builder result = original.map(ToolResult::newBuilder).orElseGet(() -> ToolResult.newBuilder()
+                .setSuccess(false)
+                .setStatus(ToolStatus.NOT_EXECUTED)
+                .setExecutor(COMPONENT)
+                .setError(call.getTimeTravel() == TimeTravel.REPLAY
+                        ? "not executed during replay: the original call (" + call.getParentId() + ") has no "
+                                + "recorded result"
+                        : "recorded, not executed: a fork runs tools only when started with fork --execute-tools"));
+        return result
+                .setCallId(call.getCallId())
+                .setSessionId(call.getSessionId())
+                .setTool(call.getTool())
+                .setPacketId(call.getPacketId())
+                .setCallCount(call.getCallCount())
+                .setTimeTravel(call.getTimeTravel())
                 .setTimestamp(now)
                 .build();
     }

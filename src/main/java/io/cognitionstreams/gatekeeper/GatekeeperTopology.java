@@ -2,6 +2,9 @@ package io.cognitionstreams.gatekeeper;
 
 import java.time.Instant;
 import java.util.Optional;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import java.util.List;
+import java.util.ArrayList;
 
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
@@ -44,6 +47,8 @@ public final class GatekeeperTopology {
     public static final String NAME = "gatekeeper";
     public static final String ACTIVE_SKILLS_STORE = "active-skills";
     public static final String SKILLS_STORE = "skills";
+    /** Each session's tool results as its model saw them, by session and call id: what a replay answers with. */
+    public static final String RESULTS_STORE = "recorded-results";
 
     private GatekeeperTopology() {
     }
@@ -58,16 +63,24 @@ public final class GatekeeperTopology {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACTIVE_SKILLS_STORE),
                 Serdes.String(), topics.serde(GatekeeperSession.class)).withCachingEnabled());
 
-        // All three inputs are keyed by session and share the store, so they form one sub-topology whose task for
+        // Keyed <session>/<call id>, so a replayed call (same session) finds its original's result and END_SESSION
+        // forgets a session's results with one prefix scan.
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(RESULTS_STORE),
+                Serdes.String(), topics.serde(ToolResult.class)));
+
+        // All three inputs are keyed by session and share the stores, so they form one sub-topology whose task for
         // partition p owns the sessions of partition p on every topic: no repartition is needed.
         KStream<String, SpecificRecord> decided = builder
                 .stream(topics.toolCalls.name(), topics.toolCalls.consumed())
-                .process(() -> new Decide(sessions, settings), Named.as("decide"), ACTIVE_SKILLS_STORE);
+                .process(() -> new Decide(sessions, settings), Named.as("decide"), ACTIVE_SKILLS_STORE,
+                        RESULTS_STORE);
         KStream<String, SpecificRecord> results = builder
                 .stream(topics.toolOutcomes.name(), topics.toolOutcomes.consumed())
-                .process(() -> new WarnOnOverload(sessions), Named.as("warn-on-overload"), ACTIVE_SKILLS_STORE);
+                .process(() -> new WarnOnOverload(sessions), Named.as("warn-on-overload"),
+                        ACTIVE_SKILLS_STORE, RESULTS_STORE);
         builder.stream(topics.sessionControl.name(), topics.sessionControl.consumed())
-                .process(() -> new ControlSession(sessions), Named.as("control-session"), ACTIVE_SKILLS_STORE);
+                .process(() -> new ControlSession(sessions), Named.as("control-session"),
+                        ACTIVE_SKILLS_STORE, RESULTS_STORE);
 
         Outputs.of(decided.merge(results, Named.as("gatekeeper-output")), "out")
                 .to(topics.toolDecisions)
@@ -77,10 +90,21 @@ public final class GatekeeperTopology {
                 .end();
     }
 
-    /** The active-skills store as the sessions' memory. */
+    /** The active-skills and results stores as the sessions' memory. */
     private static GatekeeperSessions.Memory memory(ProcessorContext<?, ?> context) {
         KeyValueStore<String, GatekeeperSession> store = context.getStateStore(ACTIVE_SKILLS_STORE);
+        KeyValueStore<String, ToolResult> results = context.getStateStore(RESULTS_STORE);
         return new GatekeeperSessions.Memory() {
+            @Override
+            public Optional<ToolResult> result(String session, String callId) {
+                return Optional.ofNullable(results.get(resultKey(session, callId)));
+            }
+
+            @Override
+            public void result(ToolResult result) {
+                results.put(resultKey(result.getSessionId(), result.getCallId()), result);
+            }
+
             @Override
             public Optional<GatekeeperSession> session(String session) {
                 return Optional.ofNullable(store.get(session));
@@ -94,6 +118,12 @@ public final class GatekeeperTopology {
             @Override
             public void forget(String session) {
                 store.delete(session);
+                List<String> keys = new ArrayList<>();
+                try (KeyValueIterator<String, ToolResult> recorded = results.prefixScan(session + "/",
+                        Serdes.String().serializer())) {
+                    recorded.forEachRemaining(entry -> keys.add(entry.key));
+                }
+                keys.forEach(results::delete);
             }
         };
     }
@@ -167,5 +197,9 @@ public final class GatekeeperTopology {
         public void process(Record<String, SessionControl> record) {
             sessions.control(memory, record.key(), record.value(), Instant.ofEpochMilli(record.timestamp()));
         }
+    }
+
+    private static String resultKey(String session, String callId) {
+        return session + "/" + callId;
     }
 }

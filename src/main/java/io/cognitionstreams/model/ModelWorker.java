@@ -19,6 +19,7 @@ import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.topics.OutputGuard;
+import io.cognitionstreams.topics.Lineage;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.worker.TransactionalLoop;
 
@@ -85,9 +86,10 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
         try {
             ModelClient.Completion completion = completeWithRetries(packet);
             LlmOutput output = LlmOutput.newBuilder()
-                    .setOutputId(packet.getMeta().getPacketId() + "-out")
+                    .setOutputId(Lineage.outputId(packet.getMeta().getPacketId()))
                     .setPacketId(packet.getMeta().getPacketId())
                     .setParentId(packet.getMeta().getParentId())
+                    .setTimeTravel(packet.getMeta().getTimeTravel())
                     .setRequestId(packet.getRequestId())
                     .setSessionId(packet.getSessionId())
                     .setActiveSkill(packet.getHeader().getActiveSkill())

@@ -23,6 +23,7 @@ import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.topics.Channel;
+import io.cognitionstreams.topics.Lineage;
 
 /**
  * Parses one LLM output, scrubs every block (PII, content policy, profanity) and addresses it to its channels.
@@ -117,14 +118,14 @@ public final class OutputRouter {
         for (int i = 0; i < parsed.size(); i++) {
             MarkerParser.Block block = parsed.get(i);
             markers.add(block.marker());
-            String blockId = output.getOutputId() + "#" + i;
+            String blockId = Lineage.blockId(output.getOutputId(), i);
             Redaction scrubbed = null;
             for (Channel channel : matrix.channels(block.marker())) {
                 if (channel == Channel.SHELL) {
                     // No secret in clear on tool.calls: the command is approved and run in this form.
                     Redaction command = Redactor.secrets(block.text());
                     command.counts().forEach((type, count) -> redactions.merge(type, count, Integer::sum));
-                    calls.add(toolCall(output, blockId, parsed.size(), command.text()));
+                    calls.add(toolCall(output, blockId, i, parsed.size(), command.text()));
                     continue;
                 }
                 if (scrubbed == null) {
@@ -194,14 +195,19 @@ public final class OutputRouter {
                 .build();
     }
 
-    private static ToolCall toolCall(LlmOutput output, String blockId, int blockCount, String command) {
+    private static ToolCall toolCall(LlmOutput output, String blockId, int index, int blockCount, String command) {
         String skill = output.getActiveSkill();
         ExecuteLine line = ExecuteLine.parse(command);
+        // A re-run turn's call names the original's call at the same place: what a replay answers it with.
+        String original = output.getTimeTravel() != null && output.getParentId() != null
+                ? Lineage.blockId(Lineage.outputId(output.getParentId()), index) : null;
         return ToolCall.newBuilder()
                 .setCallId(blockId)
                 .setSessionId(output.getSessionId())
                 .setPacketId(output.getPacketId())
                 .setRequestId(output.getRequestId())
+                .setTimeTravel(output.getTimeTravel())
+                .setParentId(original)
                 .setBlockCount(blockCount)
                 .setCaller(skill != null ? skill : NO_SKILL_CALLER)
                 .setSkill(skill)

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.cognitionstreams.schema.Checkpoint;
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.CognitionRequest;
 
 /**
@@ -33,7 +34,9 @@ import io.cognitionstreams.schema.CognitionRequest;
  * </ul>
  * Both keep each original's prompt, persona, skill, task, model, MTU and timestamp, and set {@code parent_id}
  * to the original's packet (its request id when it never had one), so every packet, output and routed block of
- * the re-run points back to where it came from.
+ * the re-run points back to where it came from. Both set {@code time_travel}, which every record of the re-run
+ * carries on, so that none of its tool calls executes: a replay's are answered from the original's recorded
+ * results, a fork's recorded as not executed, unless the fork was asked to run them (FORK_EXECUTE).
  */
 public final class ReplayPlan {
 
@@ -95,19 +98,27 @@ public final class ReplayPlan {
                 historyUntil = Checkpoints.historyUntil(packet);
             }
             sent.add(derived(original, original.getSessionId(), original.getRequestId() + REPLAY_TAG + tag,
-                    packet).setHistoryUntil(historyUntil).build());
+                    packet).setHistoryUntil(historyUntil).setTimeTravel(TimeTravel.REPLAY).build());
         }
         return new Plan(sent, from, 0, answered(sent, firstPackets));
     }
 
-    /** @param timeline all the session's requests, from the start of cognition.requests */
-    public Plan fork(List<CognitionRequest> timeline, String newSession) {
+    /**
+     * @param timeline     all the session's requests, from the start of cognition.requests
+     * @param executeTools whether the turns from N on run their approved tool calls; the turns before N, which only
+     *                     rebuild history, never do
+     */
+    public Plan fork(List<CognitionRequest> timeline, String newSession, boolean executeTools) {
         List<CognitionRequest> originals = originals(timeline);
         int start = start(originals);
         Map<String, Checkpoint> firstPackets = firstPackets();
-        List<CognitionRequest> sent = originals.stream().map(original -> derived(original, newSession,
-                original.getRequestId() + "@" + newSession, firstPackets.get(original.getRequestId()))
-                .setHistoryUntil(null).build()).toList();
+        List<CognitionRequest> sent = new ArrayList<>();
+        for (int i = 0; i < originals.size(); i++) {
+            CognitionRequest original = originals.get(i);
+            sent.add(derived(original, newSession, original.getRequestId() + "@" + newSession,
+                    firstPackets.get(original.getRequestId())).setHistoryUntil(null)
+                    .setTimeTravel(executeTools && i >= start ? TimeTravel.FORK_EXECUTE : TimeTravel.FORK).build());
+        }
         return new Plan(sent, from, start, answered(sent, firstPackets));
     }
 
@@ -131,7 +142,8 @@ public final class ReplayPlan {
     }
 
     private static List<CognitionRequest> originals(List<CognitionRequest> timeline) {
-        return timeline.stream().filter(r -> r.getRetryCount() == 0 && !isReplay(r.getRequestId())).toList();
+        return timeline.stream().filter(r -> r.getRetryCount() == 0 && !isReplay(r.getRequestId())
+                && r.getTimeTravel() != TimeTravel.REPLAY).toList();
     }
 
     private int start(List<CognitionRequest> originals) {

@@ -36,6 +36,7 @@ import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionAction;
 import io.cognitionstreams.schema.SessionControl;
 import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
@@ -497,6 +498,58 @@ class GatekeeperTopologyTest {
         assertThat(store().get("s9")).as("a reset creates no state").isNull();
         ToolResult calm = result("s1").setText("ok").build();
         assertThat(annotate(calm)).isEqualTo(calm);
+    }
+
+    @Test
+    void aReplayedCallIsAnsweredWithTheOriginalsRecordedResultAndNeverReachesTheShellChannel() {
+        ToolCall original = call("s1", "shell-operator", "shell.run").setArguments("{\"command\":\"git tag v2\"}")
+                .build();
+        decide("s1", original);
+        assertThat(shell.readValue().getText()).isEqualTo("git tag v2");
+        ToolResult ran = annotate(result("s1").setCallId(original.getCallId()).setTool("shell.run")
+                .setText("tagged").setStatus(ToolStatus.SUCCEEDED).setCallCount(1).build());
+
+        ToolDecision replayed = decide("s1", ToolCall.newBuilder(original).setCallId("replayed-call")
+                .setTimeTravel(TimeTravel.REPLAY).setParentId(original.getCallId()).build());
+
+        assertThat(replayed.getVerdict()).as("decided as the original was").isEqualTo(Verdict.APPROVED);
+        assertThat(shell.isEmpty()).as("no command for a person or an executor to run").isTrue();
+        ToolResult answer = results.readValue();
+        assertThat(answer.getCallId()).isEqualTo("replayed-call");
+        assertThat(answer.getText()).isEqualTo(ran.getText());
+        assertThat(answer.getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
+        assertThat(answer.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+    }
+
+    @Test
+    void aReplayedCallWithoutARecordedOriginalAndAForkedCallAreRecordedAsNotExecuted() {
+        decide("s1", call("s1", "git", "git.status").setTimeTravel(TimeTravel.REPLAY).setParentId("lost#0")
+                .build());
+        ToolResult replayed = results.readValue();
+        decide("s1~fork-1", call("s1~fork-1", "git", "git.status").setTimeTravel(TimeTravel.FORK)
+                .setParentId("x#0").build());
+        ToolResult forked = results.readValue();
+        decide("s2", call("s2", "shell-operator", "shell.run").setArguments("{\"command\":\"ls\"}")
+                .setTimeTravel(TimeTravel.FORK_EXECUTE).build());
+
+        assertThat(replayed.getStatus()).isEqualTo(ToolStatus.NOT_EXECUTED);
+        assertThat(replayed.getError()).contains("not executed during replay", "lost#0");
+        assertThat(forked.getStatus()).isEqualTo(ToolStatus.NOT_EXECUTED);
+        assertThat(forked.getError()).contains("fork --execute-tools");
+        assertThat(shell.readValue().getText()).as("a fork asked to run its tools does").isEqualTo("ls");
+        assertThat(results.isEmpty()).as("and its result comes from an executor").isTrue();
+    }
+
+    @Test
+    void endingASessionForgetsItsRecordedResults() {
+        annotate(result("s1").setCallId("c1").setText("ok").build());
+        annotate(result("s10").setCallId("c1").setText("other session").build());
+
+        control.pipeInput("s1", control("s1", SessionAction.END_SESSION));
+
+        KeyValueStore<String, ToolResult> recorded = driver.getKeyValueStore(GatekeeperTopology.RESULTS_STORE);
+        assertThat(recorded.get("s1/c1")).isNull();
+        assertThat(recorded.get("s10/c1")).as("s10 starts with s1 but is another session").isNotNull();
     }
 
     @Test

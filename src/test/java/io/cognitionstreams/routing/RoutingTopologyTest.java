@@ -29,6 +29,7 @@ import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.Drivers;
@@ -106,6 +107,20 @@ class RoutingTopologyTest {
             assertThat(block.getSessionId()).isEqualTo("s1");
             assertThat(block.getChannel()).isEqualTo("cli_chat");
         });
+    }
+
+    @Test
+    void aReplayedTurnsCallNamesTheOriginalCallAtTheSamePlace() {
+        outputs.pipeInput("s1", Records.output("s1", "PLAN: a\nEXECUTE: git tag v2").setParentId("pk1")
+                .setTimeTravel(TimeTravel.REPLAY).build());
+        outputs.pipeInput("s1", Records.output("s1", "EXECUTE: ls").setParentId("pk2").build());
+
+        ToolCall replayed = toolCalls.readValue();
+        assertThat(replayed.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+        assertThat(replayed.getParentId()).as("the original output of packet pk1, block 1").isEqualTo("pk1-out#1");
+        ToolCall live = toolCalls.readValue();
+        assertThat(live.getTimeTravel()).isNull();
+        assertThat(live.getParentId()).as("a live turn (an AutoFix retry has a parent too) re-runs nothing").isNull();
     }
 
     @Test

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.topics.Topics;
 
@@ -92,7 +93,7 @@ class ReplayPlanTest {
     @Test
     void aForkSendsEveryOriginalToTheNewSessionTheOnesBeforeTheCheckpointRebuildingItsHistory() {
         String fork = ReplayPlan.forkSession("s", 1);
-        ReplayPlan.Plan plan = new ReplayPlan("s", checkpoints, 1).fork(timeline, fork);
+        ReplayPlan.Plan plan = new ReplayPlan("s", checkpoints, 1).fork(timeline, fork, false);
 
         assertThat(fork).isEqualTo("s~fork-1");
         assertThat(plan.rebuilt()).isEqualTo(1);
@@ -106,6 +107,28 @@ class ReplayPlanTest {
         assertThat(plan.requests()).extracting(CognitionRequest::getUserPrompt)
                 .containsExactly("first", "second", "third");
         assertThat(plan.answered()).containsExactlyInAnyOrder("r1@s~fork-1", "r2@s~fork-1", "r3@s~fork-1");
+        assertThat(plan.requests()).extracting(CognitionRequest::getTimeTravel).as("no tool of a fork runs")
+                .containsOnly(TimeTravel.FORK);
+    }
+
+    @Test
+    void aForkThatExecutesToolsDoesSoOnlyFromItsCheckpointOn() {
+        ReplayPlan.Plan plan = new ReplayPlan("s", checkpoints, 1).fork(timeline, "f", true);
+
+        assertThat(plan.requests()).extracting(CognitionRequest::getTimeTravel).as("r1 only rebuilds history")
+                .containsExactly(TimeTravel.FORK, TimeTravel.FORK_EXECUTE, TimeTravel.FORK_EXECUTE);
+    }
+
+    @Test
+    void everyReplayedTurnIsMarkedSoThatNoneOfItsToolsRunsAndAReplayIsNeverAnOriginal() {
+        ReplayPlan.Plan plan = new ReplayPlan("s", checkpoints, 1).replay(timeline, "t5");
+        List<CognitionRequest> withReplay = new ArrayList<>(timeline);
+        // A replayed request under an id that does not say so (written by another client) is still no original.
+        withReplay.add(CognitionRequest.newBuilder(plan.requests().get(0)).setRequestId("r9").build());
+
+        assertThat(plan.requests()).extracting(CognitionRequest::getTimeTravel).containsOnly(TimeTravel.REPLAY);
+        assertThat(new ReplayPlan("s", checkpoints, 1).replay(withReplay, "t6").requests())
+                .extracting(CognitionRequest::getRequestId).doesNotContain("r9@replay-t6");
     }
 
     @Test
