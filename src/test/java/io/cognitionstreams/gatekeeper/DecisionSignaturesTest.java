@@ -309,7 +309,8 @@ class DecisionSignaturesTest {
         KeyPair rsa = KeyPairGenerator.getInstance("RSA").generateKeyPair();
         Path rsaFile = dir.resolve("rsa.pub");
         Files.writeString(rsaFile, "-----BEGIN PUBLIC KEY-----\n"
-                + Base64.getMimeEncoder().encodeToString(rsa.getPublic().getEncoded()) + "\n-----END PUBLIC KEY-----\n");
+                + Base64.getMimeEncoder().encodeToString(rsa.getPublic().getEncoded())
+                + "\n-----END PUBLIC KEY-----\n");
 
         assertThat(DecisionSignatures.readPublicKey(ed25519).getAlgorithm()).isIn("Ed25519", "EdDSA");
         assertThatThrownBy(() -> DecisionSignatures.readPublicKey(rsaFile))
