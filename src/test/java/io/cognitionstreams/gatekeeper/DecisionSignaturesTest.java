@@ -303,6 +303,22 @@ class DecisionSignaturesTest {
     }
 
     @Test
+    void aKeyFileCutShortIsRefusedByName() throws Exception {
+        // A key pasted with a character missing: base64 that does not end on a whole unit.
+        Path truncated = dir.resolve("truncated.key");
+        Files.writeString(truncated, OPENSSL_PRIVATE.replace("Iq1W", "I"));
+        Path publicTruncated = dir.resolve("truncated.pub");
+        Files.writeString(publicTruncated, OPENSSL_PUBLIC.replace("Z3k=", "Z"));
+
+        assertThatThrownBy(() -> DecisionSignatures.loadOrCreate(truncated))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(truncated + " is not a PEM private key: its base64 is cut short or damaged");
+        assertThatThrownBy(() -> DecisionSignatures.readPublicKey(publicTruncated))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(publicTruncated + " is not a PEM public key");
+    }
+
+    @Test
     void readPublicKeyReadsOpenSslsFileAndRefusesOtherAlgorithms() throws Exception {
         Path ed25519 = dir.resolve("ed.pub");
         Files.writeString(ed25519, "some preamble a tool wrote\n" + OPENSSL_PUBLIC);
