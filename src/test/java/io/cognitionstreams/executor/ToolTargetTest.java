@@ -56,10 +56,21 @@ class ToolTargetTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", " ", "run", "git", "mcp__git", "mcp__git__", "git..status", " git.status",
-            "git.status\n", "gït.status", "*"})
+    @ValueSource(strings = {"", " ", "run", "git", "git..status", " git.status", "git.status\n", "gït.status", "*",
+            "MCP__git__status"})
     void aToolNameThatIsNotWellFormedIsNeverRunHere(String tool) {
         assertThat(ToolTarget.of(tool, GIT_CONFIGURED, true)).isEqualTo(new ToolTarget.Elsewhere());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"mcp__git", "mcp__git__", "mcp____status", "mcp__git__sta tus", "mcp__git:status"})
+    void anMcpSpelledNameThatIsNotWellFormedIsAnsweredWithWhatIsWrong(String tool) {
+        // A skill allowed "*" gets it approved; routing makes one of "EXECUTE: mcp__git {}". Unanswered, the
+        // session would wait for its result.
+        assertThat(ToolTarget.of(tool, server -> true, true)).isInstanceOfSatisfying(ToolTarget.Unserved.class,
+                unserved -> assertThat(unserved.error())
+                        .startsWith("\"" + tool + "\" is not a tool name: ")
+                        .contains("mcp__SERVER__TOOL"));
     }
 
     @Test
