@@ -44,8 +44,9 @@ final class ToolLines {
         List<String> lines = new ArrayList<>();
         for (ToolDescriptor tool : tools) {
             if (permissions.allows(tool.getName())) {
-                lines.add("- " + tool.getName() + "(" + arguments(tool.getInputSchema()) + "): "
-                        + oneLine(tool.getDescription()));
+                // the schema is the server's too: none of it may open a line of its own in the prompt
+                lines.add(("- " + tool.getName() + "(" + arguments(tool.getInputSchema()) + "): ")
+                        .replaceAll("\\s+", " ") + oneLine(tool.getDescription()));
             }
         }
         lines.sort(null);
@@ -68,10 +69,26 @@ final class ToolLines {
         List<String> arguments = new ArrayList<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = schema.path("properties").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> property = it.next();
-            String type = property.getValue().path("type").asText("any");
+            String type = type(property.getValue().path("type"));
             arguments.add(property.getKey() + (required.contains(property.getKey()) ? "" : "?") + ": " + type);
         }
         return String.join(", ", arguments);
+    }
+
+    /** {@code "string"}, or {@code string|null} for a list of types; {@code any} if it says none. */
+    private static String type(JsonNode type) {
+        if (type.isTextual()) {
+            return type.textValue();
+        }
+        List<String> types = new ArrayList<>();
+        if (type.isArray()) {
+            for (JsonNode alternative : type) {
+                if (alternative.isTextual()) {
+                    types.add(alternative.textValue());
+                }
+            }
+        }
+        return types.isEmpty() ? "any" : String.join("|", types);
     }
 
     private static String oneLine(String description) {

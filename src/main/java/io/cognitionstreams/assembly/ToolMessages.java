@@ -10,7 +10,9 @@ final class ToolMessages {
     }
 
     static String content(ToolResult result) {
-        String output = result.getText() != null ? result.getText() : result.getJson();
+        // An MCP tool that answers with structured content only has empty text: the JSON is its output then.
+        String output = result.getText() != null && !result.getText().isEmpty() ? result.getText()
+                : result.getJson();
         ToolStatus status = result.getStatus() != null ? result.getStatus()
                 : result.getSuccess() ? ToolStatus.SUCCEEDED : ToolStatus.FAILED;
         if (status == ToolStatus.SUCCEEDED) {

@@ -3,6 +3,7 @@ package io.cognitionstreams.executor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,6 +34,12 @@ public record McpServerConfig(String name, List<String> command, Map<String, Str
 
     public McpServerConfig {
         requireValidName(name);
+        if (name.equals(ToolTarget.SHELL_SERVICE)) {
+            // ToolTarget sends shell.run, shell:run and mcp__shell__run to the shell runner, anything else of
+            // "shell" elsewhere: no call would ever reach this server.
+            throw new IllegalArgumentException("invalid MCP server name \"" + name + "\": it is the shell runner's "
+                    + "(shell.run); its tools would never reach this server, so give it another name");
+        }
         command = List.copyOf(command);
         env = Map.copyOf(env);
         Objects.requireNonNull(url, "url");
@@ -62,14 +69,14 @@ public record McpServerConfig(String name, List<String> command, Map<String, Str
      */
     public static McpServerConfig parse(String spec) {
         int equals = spec.indexOf('=');
-        if (equals <= 0 || equals == spec.length() - 1) {
+        if (equals <= 0 || spec.substring(equals + 1).isBlank()) {
             throw new IllegalArgumentException("--mcp-server takes NAME=COMMAND [ARG...] or NAME=URL, got \"" + spec
                     + "\"");
         }
         String name = spec.substring(0, equals).strip();
         String target = spec.substring(equals + 1).strip();
         if (target.startsWith("http://") || target.startsWith("https://")) {
-            return new McpServerConfig(name, List.of(), Map.of(), Optional.of(URI.create(target)));
+            return new McpServerConfig(name, List.of(), Map.of(), Optional.of(uri(name, target)));
         }
         return new McpServerConfig(name, List.of(target.split("\\s+")), Map.of(), Optional.empty());
     }
@@ -101,8 +108,7 @@ public record McpServerConfig(String name, List<String> command, Map<String, Str
     private static McpServerConfig fromJson(Path file, String name, JsonNode server) {
         String where = file + ": server " + name;
         if (server.hasNonNull("url")) {
-            return new McpServerConfig(name, List.of(), Map.of(), Optional.of(URI.create(text(server, "url",
-                    where))));
+            return new McpServerConfig(name, List.of(), Map.of(), Optional.of(uri(name, text(server, "url", where))));
         }
         List<String> command = new ArrayList<>();
         command.add(text(server, "command", where));
@@ -110,11 +116,37 @@ public record McpServerConfig(String name, List<String> command, Map<String, Str
         if (!args.isMissingNode() && !args.isArray()) {
             throw new IllegalArgumentException(where + ": \"args\" must be an array of strings");
         }
-        args.forEach(arg -> command.add(arg.asText()));
+        for (JsonNode arg : args) {
+            if (!arg.isTextual()) {
+                // asText() would make an object "" and a null "null": arguments nobody wrote
+                throw new IllegalArgumentException(where + ": \"args\" must be an array of strings, has " + arg);
+            }
+            command.add(arg.textValue());
+        }
+        JsonNode variables = server.path("env");
+        if (!variables.isMissingNode() && !variables.isObject()) {
+            throw new IllegalArgumentException(where + ": \"env\" must be an object of strings");
+        }
         Map<String, String> env = new LinkedHashMap<>();
-        server.path("env").fields().forEachRemaining(variable -> env.put(variable.getKey(),
-                variable.getValue().asText()));
+        for (Iterator<Map.Entry<String, JsonNode>> it = variables.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> variable = it.next();
+            if (!variable.getValue().isTextual()) {
+                // the value is not shown: it may be a secret
+                throw new IllegalArgumentException(where + ": \"env\" must be an object of strings; "
+                        + variable.getKey() + " is not a string");
+            }
+            env.put(variable.getKey(), variable.getValue().textValue());
+        }
         return new McpServerConfig(name, command, env, Optional.empty());
+    }
+
+    private static URI uri(String name, String url) {
+        try {
+            return new URI(url);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("MCP server " + name + ": \"" + url + "\" is not a url ("
+                    + e.getReason() + ")", e);
+        }
     }
 
     private static String text(JsonNode node, String field, String where) {

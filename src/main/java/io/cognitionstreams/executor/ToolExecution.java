@@ -6,9 +6,12 @@ import java.util.Map;
 import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
@@ -28,7 +31,14 @@ public final class ToolExecution {
         Outcome run(String sessionId, String command);
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Strict where a lenient reading would run something other than the text that was approved and signed: text
+     * after the object, or a field given twice (which one counts depends on who reads it), is refused.
+     */
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
     /** The tag redaction leaves where a secret was. */
     private static final String REDACTED = "[REDACTED:";
     private static final TypeReference<Map<String, Object>> OBJECT = new TypeReference<>() {

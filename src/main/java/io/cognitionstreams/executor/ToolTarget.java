@@ -16,6 +16,7 @@ import io.cognitionstreams.skills.ToolNames;
  *   <li>{@code server.tool} or {@code server:tool} where a configured MCP server has that name: that server (the
  *       seeds' {@code git.status} is the {@code status} tool of an MCP server named {@code git}).</li>
  * </ul>
+ * A name that starts with {@code mcp__} but is not well-formed is {@link Unserved} too: no server can offer it.
  * Anything else is {@link Elsewhere}: left to another executor (an agent's own, or a person reading channel.shell),
  * never answered here, since two answers to one call would be worse than none.
  */
@@ -46,7 +47,10 @@ public sealed interface ToolTarget permits ToolTarget.Mcp, ToolTarget.Shell, Too
     static ToolTarget of(String tool, Predicate<String> servers, boolean shell) {
         Optional<ToolName> split = ToolNames.split(tool);
         if (split.isEmpty()) {
-            return new Elsewhere();
+            // No MCP server offers a name that does not split, and mcp__ claims it for MCP: answer, or nobody will.
+            return tool != null && tool.startsWith("mcp__")
+                    ? new Unserved("\"" + tool + "\" is not a tool name: " + ToolNames.problem(tool))
+                    : new Elsewhere();
         }
         ToolName name = split.get();
         if (name.service().equals(SHELL_SERVICE)) {

@@ -257,7 +257,12 @@ public final class DecisionSignatures {
         if (from < 0 || to < from) {
             throw new IllegalArgumentException(file + " is not a PEM " + type.toLowerCase(java.util.Locale.ROOT) + " (" + begin + ")");
         }
-        return Base64.getMimeDecoder().decode(text.substring(from + begin.length(), to));
+        try {
+            return Base64.getMimeDecoder().decode(text.substring(from + begin.length(), to));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + " is not a PEM " + type.toLowerCase(java.util.Locale.ROOT)
+                    + ": its base64 is cut short or damaged (" + e.getMessage() + ")", e);
+        }
     }
 
     private static String toPem(String type, byte[] der) {

@@ -15,13 +15,14 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
  */
 record ExecuteLine(String tool, String arguments) {
 
-    private static final Pattern MCP_CALL = Pattern.compile("(mcp__[A-Za-z0-9_.-]+)(?:\\s+(.*))?", Pattern.DOTALL);
+    /** The name, then everything else as its arguments: a block that starts with {@code mcp__} is never a command. */
+    private static final Pattern MCP_CALL = Pattern.compile("(mcp__[A-Za-z0-9_.-]+)(.*)", Pattern.DOTALL);
 
     static ExecuteLine parse(String block) {
         String text = block.strip();
         Matcher call = MCP_CALL.matcher(text);
         if (call.matches()) {
-            String arguments = call.group(2) == null ? "" : call.group(2).strip();
+            String arguments = call.group(2).strip();
             return new ExecuteLine(call.group(1), arguments.isEmpty() ? "{}" : arguments);
         }
         return new ExecuteLine(OutputRouter.SHELL_TOOL,
