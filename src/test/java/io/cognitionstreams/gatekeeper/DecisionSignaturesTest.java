@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.Verdict;
@@ -99,6 +100,22 @@ class DecisionSignaturesTest {
     }
 
     @Test
+    void aReplayedApprovalCannotBeMadeLiveByDroppingItsLineage() {
+        ToolDecision replayed = approval();
+        replayed.getCall().setTimeTravel(TimeTravel.REPLAY);
+        replayed.getCall().setParentId("pk1-out#0");
+        ToolDecision signed = signer.sign(replayed);
+        assertThat(verifier.problem(signed)).isEmpty();
+
+        ToolDecision stripped = ToolDecision.newBuilder(signed).build();
+        stripped.getCall().setTimeTravel(null);
+        stripped.getCall().setParentId(null);
+
+        assertThat(verifier.problem(stripped)).hasValueSatisfying(problem ->
+                assertThat(problem).contains("does not match its content"));
+    }
+
+    @Test
     void changingAnythingThatDecidesWhatRunsBreaksTheSignature() {
         List<Consumer<ToolDecision>> changes = List.of(
                 d -> d.getCall().setTool("mcp__git__push"),
@@ -114,6 +131,9 @@ class DecisionSignaturesTest {
                 d -> d.getCall().setBlockCount(2),
                 d -> d.getCall().setCallCount(2),
                 d -> d.getCall().setTimestamp(T0.plusMillis(1)),
+                // a replayed call made to look live, or pointed at another original
+                d -> d.getCall().setTimeTravel(TimeTravel.FORK_EXECUTE),
+                d -> d.getCall().setParentId("other#0"),
                 d -> d.setVerdict(Verdict.DENIED),
                 d -> d.setRetrySafe(true),
                 d -> d.setTimestamp(T0.plusMillis(6)));
