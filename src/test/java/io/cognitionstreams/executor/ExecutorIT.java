@@ -191,12 +191,33 @@ class ExecutorIT {
     }
 
     /**
+     * A server that dies mid-call costs that call, reported at once as UNKNOWN_OUTCOME (it may have run), not after
+     * the call timeout; the session's next call starts the server again and runs.
+     */
+    @Test
+    @Order(4)
+    void aServerThatDiesMidCallCostsOnlyThatCall() throws Exception {
+        String session = "flaky-" + RUN;
+        Path marker = dir.resolve("flaky.txt");
+        call(session, "k1", TESTER, "mcp__test__crash", Map.of());
+        call(session, "k2", TESTER, TOUCH, Map.of("file", marker.toString(), "line", "after crash"));
+
+        ToolResult afterCrash = awaitResult(TOPICS.toolResults, "k2", session);
+        assertThat(afterCrash.getStatus()).as(afterCrash.toString()).isEqualTo(ToolStatus.SUCCEEDED);
+        ToolResult crashed = Kafka.readAll(bootstrap, TOPICS.toolResults, outcome("k1", session)).get(0);
+        assertThat(crashed.getStatus()).as(crashed.toString()).isEqualTo(ToolStatus.UNKNOWN_OUTCOME);
+        assertThat(Duration.ofMillis(crashed.getDurationMs())).as("noticed when the server died, not after the "
+                + "call timeout").isLessThan(Duration.ofSeconds(20));
+        assertThat(Files.readAllLines(marker)).containsExactly("after crash");
+    }
+
+    /**
      * Two calls in flight when the app is killed (SIGKILL: nothing commits), both already past their side effect:
      * after the restart the one whose skill does not declare it retry-safe is reported UNKNOWN_OUTCOME and not run
      * again; the retry-safe one runs again.
      */
     @Test
-    @Order(4)
+    @Order(5)
     void aCallInFlightWhenTheAppDiesIsReportedUnknownAndNotRunAgainUnlessRetrySafe() throws Exception {
         // Both approvals signed with the key the app's gatekeeper signs with (and so its executor trusts), and
         // made visible in one transaction on one partition: one executor poll, both calls in flight at once. (Through
