@@ -154,9 +154,7 @@ class ExecutorIT {
         assertThat(awaitResult(TOPICS.toolResults, "a1", session).getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
 
         List<DeadLetter> letters = Kafka.readUntil(bootstrap, TOPICS.deadLetters,
-                letter -> Topics.TOOL_DECISIONS.equals(letter.getSourceTopic()) && letter.getKey() != null
-                        && session.equals(StandardCharsets.UTF_8.decode(letter.getKey().duplicate()).toString()),
-                seen -> seen.size() >= 3, TIMEOUT);
+                letter -> fromDecisions(letter, session), seen -> seen.size() >= 3, TIMEOUT);
         assertThat(letters).extracting(DeadLetter::getErrorKind).containsOnly(ErrorKind.VALIDATION);
         assertThat(letters).extracting(DeadLetter::getReason).satisfiesExactlyInAnyOrder(
                 reason -> assertThat(reason).contains("f-unsigned", "not signed"),
@@ -169,8 +167,36 @@ class ExecutorIT {
                 .extracting(ToolResult::getCallId).containsExactly("g1", "a1");
     }
 
+    /**
+     * A genuine, validly signed approval written to tool.decisions again (an agent's retried call, a producer's
+     * retry, a replay) runs once: the copy is refused as a duplicate, whether it arrives in the same poll as the
+     * original or later.
+     */
     @Test
     @Order(3)
+    void aReplayedApprovalRunsOnce() throws Exception {
+        String session = "replay-" + RUN;
+        Path marker = dir.resolve("replay.txt");
+        ToolDecision decision = appSigner().sign(approved(toolCall(session, "p1", TESTER, TOUCH,
+                Map.of("file", marker.toString(), "line", "replayed"))));
+        // Twice in one transaction: visible at once, so one executor poll holds both.
+        produceInOneTransaction(decisionRecord(session, decision), decisionRecord(session, decision));
+        assertThat(awaitResult(TOPICS.toolOutcomes, "p1", session).getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
+        // And once more, later, in a poll of its own; then a call that shows everything before it was processed.
+        Kafka.send(bootstrap, TOPICS.toolDecisions, session, decision);
+        call(session, "p2", TESTER, "mcp__test__sleep", Map.of("ms", 1));
+        awaitResult(TOPICS.toolOutcomes, "p2", session);
+
+        assertThat(Files.readAllLines(marker)).as("run once").containsExactly("replayed");
+        assertThat(Kafka.readAll(bootstrap, TOPICS.toolOutcomes, outcome("p1", session))).hasSize(1);
+        List<DeadLetter> letters = Kafka.readUntil(bootstrap, TOPICS.deadLetters, letter -> fromDecisions(letter,
+                session), seen -> seen.size() >= 2, TIMEOUT);
+        assertThat(letters).extracting(DeadLetter::getReason)
+                .allSatisfy(reason -> assertThat(reason).contains("call id p1"));
+    }
+
+    @Test
+    @Order(4)
     void aDeniedCallNeverRuns() throws Exception {
         String session = "denied-" + RUN;
         Path marker = dir.resolve("denied.txt");
@@ -195,7 +221,7 @@ class ExecutorIT {
      * the call timeout; the session's next call starts the server again and runs.
      */
     @Test
-    @Order(4)
+    @Order(5)
     void aServerThatDiesMidCallCostsOnlyThatCall() throws Exception {
         String session = "flaky-" + RUN;
         Path marker = dir.resolve("flaky.txt");
@@ -217,7 +243,7 @@ class ExecutorIT {
      * again; the retry-safe one runs again.
      */
     @Test
-    @Order(5)
+    @Order(6)
     void aCallInFlightWhenTheAppDiesIsReportedUnknownAndNotRunAgainUnlessRetrySafe() throws Exception {
         // Both approvals signed with the key the app's gatekeeper signs with (and so its executor trusts), and
         // made visible in one transaction on one partition: one executor poll, both calls in flight at once. (Through
@@ -227,24 +253,14 @@ class ExecutorIT {
         String safe = sameDecisionsPartition(once);
         Path onceMarker = dir.resolve("once.txt");
         Path safeMarker = dir.resolve("safe.txt");
-        DecisionSignatures.Signer gatekeeper = new DecisionSignatures.Signer(DecisionSignatures.loadOrCreate(
-                dir.resolve("state").resolve("keys").resolve("gatekeeper-ed25519.pem")));
+        DecisionSignatures.Signer gatekeeper = appSigner();
         ToolDecision onceDecision = gatekeeper.sign(ToolDecision.newBuilder(approved(toolCall(once, "u1", TESTER,
                 TOUCH, Map.of("file", onceMarker.toString(), "line", "once", "sleep_first_ms", 120_000))))
                 .setRetrySafe(false).build());
         ToolDecision safeDecision = gatekeeper.sign(ToolDecision.newBuilder(approved(toolCall(safe, "r1", SAFE,
                 TOUCH, Map.of("file", safeMarker.toString(), "line", "safe", "sleep_first_ms", 120_000))))
                 .setRetrySafe(true).build());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "executor-it-" + RUN),
-                new ByteArraySerializer(), new ByteArraySerializer())) {
-            producer.initTransactions();
-            producer.beginTransaction();
-            producer.send(decisionRecord(once, onceDecision));
-            producer.send(decisionRecord(safe, safeDecision));
-            producer.commitTransaction();
-        }
+        produceInOneTransaction(decisionRecord(once, onceDecision), decisionRecord(safe, safeDecision));
         awaitLines(onceMarker, 1);
         awaitLines(safeMarker, 1);
         assertThat(Kafka.readAll(bootstrap, TOPICS.toolLedger, entry -> "u1".equals(entry.getCallId())
@@ -290,6 +306,32 @@ class ExecutorIT {
                                      Map<String, Object> arguments) {
         return ToolCall.newBuilder().setCallId(callId).setSessionId(session).setCaller(skill).setSkill(skill)
                 .setTool(tool).setArguments(args(arguments)).setTimestamp(Instant.now()).build();
+    }
+
+    /** The key the app's gatekeeper signs with, made by its first start in its state directory. */
+    private static DecisionSignatures.Signer appSigner() {
+        return new DecisionSignatures.Signer(DecisionSignatures.loadOrCreate(
+                dir.resolve("state").resolve("keys").resolve("gatekeeper-ed25519.pem")));
+    }
+
+    @SafeVarargs
+    private static void produceInOneTransaction(ProducerRecord<byte[], byte[]>... records) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "executor-it-" + UUID.randomUUID()),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (ProducerRecord<byte[], byte[]> record : records) {
+                producer.send(record);
+            }
+            producer.commitTransaction();
+        }
+    }
+
+    private static boolean fromDecisions(DeadLetter letter, String session) {
+        return Topics.TOOL_DECISIONS.equals(letter.getSourceTopic()) && letter.getKey() != null
+                && session.equals(StandardCharsets.UTF_8.decode(letter.getKey().duplicate()).toString());
     }
 
     private static ProducerRecord<byte[], byte[]> decisionRecord(String session, ToolDecision decision) {
