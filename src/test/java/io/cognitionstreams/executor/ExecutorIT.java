@@ -123,6 +123,10 @@ class ExecutorIT {
                 .as("STARTED committed before the call, FINISHED with its result")
                 .containsExactly(LedgerState.STARTED, LedgerState.FINISHED);
         assertThat(ledger.get(1).getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
+        assertThat(Kafka.readAll(bootstrap, TOPICS.tools, tool -> ("executor-it-" + RUN).equals(tool.getExecutor())))
+                .as("the tools the app offers, on cognition.tools for the assembly").extracting(
+                        io.cognitionstreams.schema.ToolDescriptor::getName)
+                .contains(TOUCH, "mcp__test__sleep", "mcp__test__crash", "mcp__test__garbage");
     }
 
     @Test

@@ -27,7 +27,9 @@ import io.modelcontextprotocol.spec.McpSchema;
  *       once). Neither read-only nor idempotent.</li>
  *   <li>{@code sleep {ms}}: sleeps, then answers.</li>
  *   <li>{@code crash {}}: the process exits mid-call.</li>
- *   <li>{@code garbage {}}: writes a line that is no JSON-RPC to stdout, then answers.</li>
+ *   <li>{@code garbage {}}: writes a line that is no JSON-RPC to stdout, then answers. Not used by
+ *       {@link ExecutorIT}: the SDK's client stops reading a server after such a line, so the call waits for the
+ *       call timeout (TIMED_OUT), after which the executor starts the server again.</li>
  * </ul>
  */
 public final class TestMcpServer {
