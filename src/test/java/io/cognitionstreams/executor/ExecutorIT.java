@@ -126,7 +126,8 @@ class ExecutorIT {
         assertThat(Kafka.readAll(bootstrap, TOPICS.tools, tool -> ("executor-it-" + RUN).equals(tool.getExecutor())))
                 .as("the tools the app offers, on cognition.tools for the assembly").extracting(
                         io.cognitionstreams.schema.ToolDescriptor::getName)
-                .contains(TOUCH, "mcp__test__sleep", "mcp__test__crash", "mcp__test__garbage");
+                .contains(TOUCH, "mcp__test__touch_idempotent", "mcp__test__sleep", "mcp__test__crash",
+                        "mcp__test__garbage");
     }
 
     @Test
@@ -243,8 +244,9 @@ class ExecutorIT {
 
     /**
      * Two calls in flight when the app is killed (SIGKILL: nothing commits), both already past their side effect:
-     * after the restart the one whose skill does not declare it retry-safe is reported UNKNOWN_OUTCOME and not run
-     * again; the retry-safe one runs again.
+     * after the restart the one neither its skill nor its server declares retry-safe is reported UNKNOWN_OUTCOME
+     * and not run again; the one its skill declares retry-safe (SKILL.md retry_safe, signed into the approval) and
+     * the one its server hints idempotent run again.
      */
     @Test
     @Order(6)
@@ -254,7 +256,9 @@ class ExecutorIT {
         // the gatekeeper they could land in two of its transactions, and the executor runs a poll's calls before
         // its next poll, so the second would wait for the first.)
         String once = "once-" + RUN;
-        String safe = sameDecisionsPartition(once);
+        String safe = sameDecisionsPartition(once, "safe-");
+        String hinted = sameDecisionsPartition(once, "hinted-");
+        Path hintedMarker = dir.resolve("hinted.txt");
         Path onceMarker = dir.resolve("once.txt");
         Path safeMarker = dir.resolve("safe.txt");
         DecisionSignatures.Signer gatekeeper = appSigner();
@@ -264,9 +268,14 @@ class ExecutorIT {
         ToolDecision safeDecision = gatekeeper.sign(ToolDecision.newBuilder(approved(toolCall(safe, "r1", SAFE,
                 TOUCH, Map.of("file", safeMarker.toString(), "line", "safe", "sleep_first_ms", 120_000))))
                 .setRetrySafe(true).build());
-        produceInOneTransaction(decisionRecord(once, onceDecision), decisionRecord(safe, safeDecision));
+        ToolDecision hintedDecision = gatekeeper.sign(approved(toolCall(hinted, "h1", TESTER,
+                "mcp__test__touch_idempotent", Map.of("file", hintedMarker.toString(), "line", "hinted",
+                        "sleep_first_ms", 120_000))));
+        produceInOneTransaction(decisionRecord(once, onceDecision), decisionRecord(safe, safeDecision),
+                decisionRecord(hinted, hintedDecision));
         awaitLines(onceMarker, 1);
         awaitLines(safeMarker, 1);
+        awaitLines(hintedMarker, 1);
         assertThat(Kafka.readAll(bootstrap, TOPICS.toolLedger, entry -> "u1".equals(entry.getCallId())
                 && once.equals(entry.getSessionId()))).as("committed before the tool started")
                 .extracting(ToolLedgerEntry::getState).containsExactly(LedgerState.STARTED);
@@ -283,6 +292,9 @@ class ExecutorIT {
         assertThat(rerun.getStatus()).as(rerun.toString()).isEqualTo(ToolStatus.SUCCEEDED);
         assertThat(Files.readAllLines(onceMarker)).as("not run a second time").containsExactly("once");
         assertThat(Files.readAllLines(safeMarker)).as("retry-safe: run again").containsExactly("safe", "safe");
+        assertThat(awaitResult(TOPICS.toolOutcomes, "h1", hinted).getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
+        assertThat(Files.readAllLines(hintedMarker)).as("hinted idempotent by its server: run again")
+                .containsExactly("hinted", "hinted");
         assertThat(Kafka.readAll(bootstrap, TOPICS.toolOutcomes, outcome("u1", once))).hasSize(1);
     }
 
@@ -374,11 +386,11 @@ class ExecutorIT {
     }
 
     /** Another session whose tool.decisions partition is that of {@code session} (the default partitioner's). */
-    private static String sameDecisionsPartition(String session) {
+    private static String sameDecisionsPartition(String session, String prefix) {
         int partitions = 3; // `run --partitions` default
         int wanted = partition(session, partitions);
         for (int i = 0; ; i++) {
-            String other = "safe-" + RUN + "-" + i;
+            String other = prefix + RUN + "-" + i;
             if (partition(other, partitions) == wanted) {
                 return other;
             }

@@ -25,6 +25,7 @@ import io.modelcontextprotocol.spec.McpSchema;
  *   <li>{@code touch {file, line, sleep_first_ms}}: appends {@code line} to {@code file}, then, if the file was empty
  *       before, sleeps {@code sleep_first_ms} (so a first run can be caught mid-call and a re-run returns at
  *       once). Neither read-only nor idempotent.</li>
+ *   <li>{@code touch_idempotent}: the same, hinted idempotent, so the executor may run it again after a crash.</li>
  *   <li>{@code sleep {ms}}: sleeps, then answers.</li>
  *   <li>{@code crash {}}: the process exits mid-call.</li>
  *   <li>{@code garbage {}}: writes a line that is no JSON-RPC to stdout, then answers. Not used by
@@ -50,20 +51,23 @@ public final class TestMcpServer {
                 .serverInfo("cognition-streams-test", "1")
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
                 .toolCall(tool("touch", "Append a line to a file; sleep after the first.",
-                        Map.of("file", "string", "line", "string", "sleep_first_ms", "integer")),
+                        Map.of("file", "string", "line", "string", "sleep_first_ms", "integer"), false),
                         (exchange, request) -> answer(() -> touch(request.arguments())))
-                .toolCall(tool("sleep", "Sleep ms milliseconds.", Map.of("ms", "integer")),
+                .toolCall(tool("touch_idempotent", "touch, hinted idempotent.", Map.of("file", "string", "line",
+                        "string", "sleep_first_ms", "integer"), true),
+                        (exchange, request) -> answer(() -> touch(request.arguments())))
+                .toolCall(tool("sleep", "Sleep ms milliseconds.", Map.of("ms", "integer"), false),
                         (exchange, request) -> answer(() -> {
                             long ms = number(request.arguments(), "ms");
                             Thread.sleep(ms);
                             return "slept " + ms + " ms";
                         }))
-                .toolCall(tool("crash", "Exit the server process mid-call.", Map.of()),
+                .toolCall(tool("crash", "Exit the server process mid-call.", Map.of(), false),
                         (exchange, request) -> {
                             Runtime.getRuntime().halt(3);
                             return null;
                         })
-                .toolCall(tool("garbage", "Write a non-JSON line to stdout, then answer.", Map.of()),
+                .toolCall(tool("garbage", "Write a non-JSON line to stdout, then answer.", Map.of(), false),
                         (exchange, request) -> {
                             System.out.println("}}} this is not JSON-RPC {{{");
                             System.out.flush();
@@ -100,15 +104,17 @@ public final class TestMcpServer {
         return number.longValue();
     }
 
-    private static McpSchema.Tool tool(String name, String description, Map<String, String> properties) {
+    private static McpSchema.Tool tool(String name, String description, Map<String, String> properties,
+                                       boolean idempotent) {
         Map<String, Object> schemaProperties = new LinkedHashMap<>();
         properties.forEach((property, type) -> schemaProperties.put(property, Map.of("type", type)));
         return McpSchema.Tool.builder()
                 .name(name)
                 .description(description)
                 .inputSchema(Map.of("type", "object", "properties", schemaProperties))
-                // Not read-only, not idempotent: only a skill's retry_safe lets the executor run it twice.
-                .annotations(new McpSchema.ToolAnnotations(name, false, false, false, false, null))
+                // Never read-only; idempotent only where asked: otherwise only a skill's retry_safe lets the
+                // executor run it twice.
+                .annotations(new McpSchema.ToolAnnotations(name, false, false, idempotent, false, null))
                 .build();
     }
 
