@@ -147,8 +147,11 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
                                              TransactionalLoop.Batch batch) {
         Instant start = Instant.now();
         List<Step> steps = new ArrayList<>();
+        // The ledger learns of this batch's calls only once they are marked, after planning: within the batch, a
+        // second decision with a call id is caught here.
+        Map<String, Long> planned = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
-            steps.add(plan(record, start));
+            steps.add(plan(record, start, planned));
         }
         List<Step> runs = steps.stream().filter(step -> step.run != null).toList();
         List<Step> marked = runs.stream().filter(step -> !step.run.retrySafe).toList();
@@ -194,7 +197,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
     }
 
     /** What to do with one record; nothing runs yet. */
-    private Step plan(ConsumerRecord<byte[], byte[]> record, Instant now) {
+    private Step plan(ConsumerRecord<byte[], byte[]> record, Instant now, Map<String, Long> planned) {
         Step step = new Step(record.topic(), record.partition(), record.offset());
         ToolDecision decision;
         try {
@@ -230,6 +233,14 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
             return step.letter(TransactionalLoop.deadLetter(topics, record, ErrorKind.VALIDATION,
                     new InvalidRecordException("an approved call without a session or a call id"), COMPONENT,
                     groupId));
+        }
+        Long first = planned.putIfAbsent(record.partition() + "/" + call.getCallId(), record.offset());
+        if (first != null) {
+            refused.warn(call.getCallId() + ": duplicate");
+            return step.letter(TransactionalLoop.deadLetter(topics, record, ErrorKind.VALIDATION,
+                    new InvalidRecordException("refused to execute call id " + call.getCallId() + ": the decision "
+                            + "at offset " + first + " carries it too; a call id runs at most once: give a new call a "
+                            + "new id"), COMPONENT, groupId));
         }
         boolean retrySafe = execution.retrySafe(decision, target);
         String executor = ToolExecution.executor(target);

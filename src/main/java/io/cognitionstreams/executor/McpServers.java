@@ -219,7 +219,8 @@ public final class McpServers implements AutoCloseable {
             if (failure != null && System.nanoTime() - failedAt < RETRY_AFTER.toNanos()) {
                 throw new IllegalStateException(failure);
             }
-            McpSyncClient client = McpClient.sync(transport())
+            McpClientTransport transport = transport();
+            McpSyncClient client = McpClient.sync(transport)
                     .requestTimeout(callTimeout)
                     .initializationTimeout(callTimeout)
                     .clientInfo(new McpSchema.Implementation("cognition-streams-executor", "1"))
@@ -236,6 +237,9 @@ public final class McpServers implements AutoCloseable {
                     cursor = page.nextCursor();
                 } while (cursor != null);
                 connection = new Connection(client, Map.copyOf(tools));
+                if (transport instanceof StdioClientTransport stdio) {
+                    watchExit(stdio, connection);
+                }
                 failure = null;
                 LOG.info("MCP server {} ({}) offers {} tools: {}", config.name(), config.describe(), tools.size(),
                         String.join(", ", tools.keySet()));
@@ -273,6 +277,37 @@ public final class McpServers implements AutoCloseable {
             StdioClientTransport transport = new CleanEnvironmentTransport(parameters, mapper);
             transport.setStdErrorHandler(line -> LOG.info("[mcp {}] {}", config.name(), line));
             return transport;
+        }
+
+        /**
+         * The SDK does not fail a call whose stdio server died: it would wait for the call timeout and be reported
+         * TIMED_OUT, holding up the executor's other sessions meanwhile. When the process exits, this closes the
+         * client, which fails the calls in flight at once (UNKNOWN_OUTCOME: the tool may have run), and drops the
+         * connection, so the next call starts the server again.
+         */
+        private void watchExit(StdioClientTransport stdio, Connection watched) {
+            Thread watcher = new Thread(() -> {
+                try {
+                    stdio.awaitForExit();
+                } catch (RuntimeException e) {
+                    return; // interrupted: nothing to watch
+                }
+                synchronized (this) {
+                    if (connection != watched) {
+                        return; // dropped or closed on purpose
+                    }
+                    connection = null;
+                }
+                LOG.warn("MCP server {} exited; its calls in flight fail, its next call starts it again",
+                        config.name());
+                try {
+                    watched.client.close();
+                } catch (RuntimeException e) {
+                    LOG.debug("closing MCP server {}: {}", config.name(), e.toString());
+                }
+            }, "mcp-" + config.name() + "-exit");
+            watcher.setDaemon(true);
+            watcher.start();
         }
 
         synchronized void drop(Connection failed) {
