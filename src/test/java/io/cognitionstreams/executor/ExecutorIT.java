@@ -42,6 +42,7 @@ import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LedgerState;
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolLedgerEntry;
@@ -132,6 +133,37 @@ class ExecutorIT {
 
     @Test
     @Order(2)
+    void aReplayedTurnsCallIsAnsweredFromTheRecordAndAForkOnlyRunsWhenAskedTo() throws Exception {
+        String session = "timetravel-" + RUN;
+        Path marker = dir.resolve("timetravel.txt");
+        Map<String, Object> arguments = Map.of("file", marker.toString(), "line", "tagged");
+        call(session, "pk1-out#0", TESTER, TOUCH, arguments);
+        ToolResult original = awaitResult(TOPICS.toolResults, "pk1-out#0", session);
+        assertThat(original.getStatus()).as(original.toString()).isEqualTo(ToolStatus.SUCCEEDED);
+
+        // What routing makes of the replayed turn's EXECUTE block (and of a fork's, twice), sent as an agent would.
+        Kafka.send(bootstrap, TOPICS.toolCalls, session, ToolCall.newBuilder(toolCall(session, "pk9-out#0",
+                TESTER, TOUCH, arguments)).setTimeTravel(TimeTravel.REPLAY).setParentId("pk1-out#0").build());
+        String fork = session + "~fork-1";
+        Kafka.send(bootstrap, TOPICS.toolCalls, fork, ToolCall.newBuilder(toolCall(fork, "f1", TESTER, TOUCH,
+                arguments)).setTimeTravel(TimeTravel.FORK).setParentId("pk1-out#0").build());
+        Kafka.send(bootstrap, TOPICS.toolCalls, fork, ToolCall.newBuilder(toolCall(fork, "f2", TESTER, TOUCH,
+                arguments)).setTimeTravel(TimeTravel.FORK_EXECUTE).setParentId("pk1-out#0").build());
+
+        ToolResult replayed = awaitResult(TOPICS.toolResults, "pk9-out#0", session);
+        assertThat(replayed.getText()).as("the original's result").isEqualTo(original.getText());
+        assertThat(replayed.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+        assertThat(awaitResult(TOPICS.toolResults, "f1", fork).getStatus()).isEqualTo(ToolStatus.NOT_EXECUTED);
+        assertThat(awaitResult(TOPICS.toolResults, "f2", fork).getStatus()).as("fork --execute-tools")
+                .isEqualTo(ToolStatus.SUCCEEDED);
+        assertThat(Files.readAllLines(marker)).as("the original's run and the executing fork's; the replay and "
+                + "the default fork ran nothing").containsExactly("tagged", "tagged");
+        assertThat(Kafka.readAll(bootstrap, TOPICS.toolOutcomes, outcome("pk9-out#0", session)))
+                .as("the executor skipped the replayed approval").isEmpty();
+    }
+
+    @Test
+    @Order(3)
     void forgedUnsignedOrTamperedApprovalsNeverRunAndAreDeadLettered() throws Exception {
         String session = "forged-" + RUN;
         Path target = dir.resolve("forged.txt");
@@ -178,7 +210,7 @@ class ExecutorIT {
      * original or later.
      */
     @Test
-    @Order(3)
+    @Order(4)
     void aReplayedApprovalRunsOnce() throws Exception {
         String session = "replay-" + RUN;
         Path marker = dir.resolve("replay.txt");
@@ -201,7 +233,7 @@ class ExecutorIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aDeniedCallNeverRuns() throws Exception {
         String session = "denied-" + RUN;
         Path marker = dir.resolve("denied.txt");
@@ -226,7 +258,7 @@ class ExecutorIT {
      * the call timeout; the session's next call starts the server again and runs.
      */
     @Test
-    @Order(5)
+    @Order(6)
     void aServerThatDiesMidCallCostsOnlyThatCall() throws Exception {
         String session = "flaky-" + RUN;
         Path marker = dir.resolve("flaky.txt");
@@ -249,7 +281,7 @@ class ExecutorIT {
      * the one its server hints idempotent run again.
      */
     @Test
-    @Order(6)
+    @Order(7)
     void aCallInFlightWhenTheAppDiesIsReportedUnknownAndNotRunAgainUnlessRetrySafe() throws Exception {
         // Both approvals signed with the key the app's gatekeeper signs with (and so its executor trusts), and
         // made visible in one transaction on one partition: one executor poll, both calls in flight at once. (Through
