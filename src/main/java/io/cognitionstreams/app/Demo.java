@@ -40,7 +40,8 @@ public final class Demo {
     private static CognitionRequest request(String session, String persona, String skill, String prompt,
                                             Instant now) {
         return CognitionRequest.newBuilder()
-                .setRequestId(session + "-r1")
+                // One id per run: a call's id derives from its request's, and a call id runs at most once.
+                .setRequestId(session + "-" + Long.toString(now.toEpochMilli(), 36))
                 .setSessionId(session)
                 .setUserPrompt(prompt)
                 .setPersona(persona)

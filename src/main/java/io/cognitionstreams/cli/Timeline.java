@@ -32,7 +32,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.cognitionstreams.schema.Checkpoint;
+import io.cognitionstreams.routing.MarkerParser;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -123,7 +126,8 @@ final class Timeline {
 
     /**
      * Sends {@code requests} one turn at a time: after each of {@code answered}, waits (at most {@code timeout})
-     * for its answer on llm.outputs, so the next turn is assembled with it in the history.
+     * for its answer on llm.outputs and for the results of the tool calls the answer made (one per EXECUTE block, on
+     * tool.results), so the next turn is assembled with all of them in the history, as the original turn was.
      */
     void sendTurnByTurn(List<CognitionRequest> requests, Set<String> answered, Duration timeout, String verb,
                         int every, PrintWriter err) throws InterruptedException, ExecutionException {
@@ -132,7 +136,8 @@ final class Timeline {
                 new ByteArraySerializer(), new ByteArraySerializer());
              KafkaConsumer<byte[], byte[]> answers = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
                      new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = partitions(answers, topics.llmOutputs);
+            List<TopicPartition> partitions = new ArrayList<>(partitions(answers, topics.llmOutputs));
+            partitions.addAll(partitions(answers, topics.toolResults));
             answers.assign(partitions);
             answers.seekToEnd(partitions);
             partitions.forEach(answers::position);
@@ -151,12 +156,29 @@ final class Timeline {
     private boolean awaitAnswer(KafkaConsumer<byte[], byte[]> answers, CognitionRequest request, Duration timeout) {
         byte[] key = request.getSessionId().getBytes(StandardCharsets.UTF_8);
         long deadline = System.nanoTime() + timeout.toNanos();
+        Map<String, Integer> resultsByPacket = new HashMap<>();
+        String packet = null;
+        int calls = 0;
         while (System.nanoTime() < deadline) {
             for (ConsumerRecord<byte[], byte[]> record : answers.poll(Duration.ofMillis(100))) {
-                if (record.value() != null && Arrays.equals(record.key(), key)
-                        && decode(topics.llmOutputs, record).getRequestId().equals(request.getRequestId())) {
-                    return true;
+                if (record.value() == null || !Arrays.equals(record.key(), key)) {
+                    continue;
                 }
+                if (record.topic().equals(topics.toolResults.name())) {
+                    resultsByPacket.merge(String.valueOf(decode(topics.toolResults, record).getPacketId()), 1,
+                            Integer::sum);
+                    continue;
+                }
+                LlmOutput output = decode(topics.llmOutputs, record);
+                if (output.getRequestId().equals(request.getRequestId())) {
+                    packet = output.getPacketId();
+                    // Routing makes one tool call of each EXECUTE block, with the same parser.
+                    calls = (int) MarkerParser.parse(output.getText()).stream()
+                            .filter(block -> block.marker() == Marker.EXECUTE).count();
+                }
+            }
+            if (packet != null && resultsByPacket.getOrDefault(packet, 0) >= calls) {
+                return true;
             }
         }
         return false;

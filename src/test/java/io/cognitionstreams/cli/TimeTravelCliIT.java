@@ -27,9 +27,12 @@ import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.topics.Channel;
+import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
@@ -66,8 +69,12 @@ class TimeTravelCliIT {
                 RecordMetadata sent = Kafka.send(bootstrap, topics.requests, session, Records.request(session,
                         PROMPTS.get(turn - 1)).setRequestId(requestId).setTimestamp(Instant.now()).build());
                 firstRequest = firstRequest == null ? sent : firstRequest;
-                // An agent waits for the answer before its next turn; so does this session.
-                Kafka.readUntil(bootstrap, topics.llmOutputs, output -> output.getRequestId().equals(requestId),
+                // An agent waits for the answer, and for the result of the call it made, before its next turn; so
+                // does this session. Each prompt's answer has one EXECUTE, denied here (no skill is active).
+                String packetId = Kafka.readUntil(bootstrap, topics.llmOutputs,
+                        output -> output.getRequestId().equals(requestId), seen -> !seen.isEmpty(), TIMEOUT).get(0)
+                        .getPacketId();
+                Kafka.readUntil(bootstrap, topics.toolResults, result -> packetId.equals(result.getPacketId()),
                         seen -> !seen.isEmpty(), TIMEOUT);
             }
             Kafka.readUntil(bootstrap, topics.checkpoints, c -> c.getSessionId().equals(session),
@@ -79,7 +86,7 @@ class TimeTravelCliIT {
             assertThat(rows).hasSize(3);
             for (int turn = 0; turn < rows.size(); turn++) {
                 assertThat(rows.get(turn)).containsPattern("^\\s+" + turn + "\\s+packet\\s+PLAN\\s+[0-9a-f]{8}"
-                        + "\\s+main\\s+cognition\\.packets-\\d+@\\d+\\s+" + (2 * turn) + "\\s+0\\s+\\S+\\s+"
+                        + "\\s+main\\s+cognition\\.packets-\\d+@\\d+\\s+" + (3 * turn) + "\\s+0\\s+\\S+\\s+"
                         + session + "-r" + (turn + 1) + "$");
             }
 
@@ -98,6 +105,16 @@ class TimeTravelCliIT {
                     .containsExactlyElementsOf(originals.stream().map(p -> p.getMeta().getPacketId()).toList());
             assertThat(replayed.stream().map(TimeTravelCliIT::idsAside).toList())
                     .isEqualTo(originals.stream().map(TimeTravelCliIT::idsAside).toList());
+            assertThat(replayed).extracting(packet -> packet.getMeta().getTimeTravel()).containsOnly(TimeTravel.REPLAY);
+            // The replayed turns' calls point at the originals' calls, and are answered, never executed.
+            List<ToolCall> calls = Kafka.readUntil(bootstrap, topics.toolCalls, call -> call.getSessionId()
+                    .equals(session), seen -> seen.size() >= 6, TIMEOUT);
+            assertThat(calls.subList(3, 6)).extracting(ToolCall::getParentId)
+                    .containsExactlyElementsOf(calls.subList(0, 3).stream().map(ToolCall::getCallId).toList());
+            assertThat(calls.subList(3, 6)).extracting(ToolCall::getTimeTravel).containsOnly(TimeTravel.REPLAY);
+            assertThat(Kafka.readUntil(bootstrap, topics.toolResults, result -> result.getSessionId().equals(session)
+                    && result.getTimeTravel() == TimeTravel.REPLAY, seen -> seen.size() >= 3, TIMEOUT))
+                    .as("a result for each replayed call").hasSize(3);
             // Each output's last block goes to cli_chat; once all six are there, every channel has its blocks.
             Kafka.readUntil(bootstrap, topics.channel(Channel.CLI_CHAT), block -> block.getSessionId().equals(session),
                     seen -> lastBlocks(seen) >= 6, TIMEOUT);
@@ -120,9 +137,11 @@ class TimeTravelCliIT {
                     packet -> packet.getSessionId().equals(forked), seen -> seen.size() >= 3, TIMEOUT);
             assertThat(forkPackets).extracting(packet -> packet.getMeta().getParentId())
                     .containsExactlyElementsOf(originals.stream().map(p -> p.getMeta().getPacketId()).toList());
-            assertThat(forkPackets.stream().map(p -> idsAside(CognitionPacket.newBuilder(p).setSessionId(session)
-                    .build())).toList()).as("the fork rebuilt the same history turn by turn")
-                    .isEqualTo(originals.stream().map(TimeTravelCliIT::idsAside).toList());
+            assertThat(forkPackets).extracting(packet -> packet.getMeta().getTimeTravel())
+                    .as("no tool of a fork runs without --execute-tools").containsOnly(TimeTravel.FORK);
+            assertThat(forkPackets.stream().map(p -> callIdsAside(CognitionPacket.newBuilder(p)
+                    .setSessionId(session).build())).toList()).as("the fork rebuilt the same history turn by turn")
+                    .isEqualTo(originals.stream().map(TimeTravelCliIT::callIdsAside).toList());
             List<RoutedBlock> forkBlocks = Kafka.readUntil(bootstrap, topics.channel(Channel.CLI_CHAT),
                     block -> block.getSessionId().equals(forked), seen -> lastBlocks(seen) >= 3, TIMEOUT);
             assertThat(forkBlocks).allSatisfy(block -> assertThat(block.getParentId())
@@ -155,8 +174,24 @@ class TimeTravelCliIT {
     /** What must be equal between a first run and its replay: everything but ids, lineage and when. */
     private static CognitionPacket idsAside(CognitionPacket packet) {
         CognitionPacket.Builder copy = CognitionPacket.newBuilder(packet).setRequestId("");
-        copy.getMetaBuilder().setPacketId("").setParentId(null);
+        // Lineage aside: ids and the time_travel mark differ by design, everything the model sees must not.
+        copy.getMetaBuilder().setPacketId("").setParentId(null).setTimeTravel(null);
         return copy.build();
+    }
+
+    /**
+     * A fork's calls have the fork's own ids (derived from its packets), so its tool messages answer those and name
+     * them in their text, whose token count then differs by the ids' lengths.
+     */
+    private static CognitionPacket callIdsAside(CognitionPacket packet) {
+        CognitionPacket.Builder copy = CognitionPacket.newBuilder(idsAside(packet)).setTotalTokens(0);
+        copy.getPayloadBuilder().setHistory(packet.getPayload().getHistory().stream()
+                .map(message -> message.getToolCallId() == null ? message : ChatMessage.newBuilder(message)
+                        .setToolCallId("").setTokenCount(0)
+                        .setContent(message.getContent().replace(message.getToolCallId(), "")).build()).toList());
+        Map<String, Integer> fields = new java.util.HashMap<>(packet.getFieldTokens());
+        fields.remove("history");
+        return copy.setFieldTokens(fields).build();
     }
 
     private static RoutedBlock idsAside(RoutedBlock block) {

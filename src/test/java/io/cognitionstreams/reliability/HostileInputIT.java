@@ -43,6 +43,7 @@ import io.cognitionstreams.schema.SessionControl;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.testing.Drivers;
@@ -75,6 +76,8 @@ class HostileInputIT {
         INPUTS.put(Topics.TOOL_CALLS, ToolCall.class);
         INPUTS.put(Topics.TOOL_DECISIONS, ToolDecision.class);
         INPUTS.put(Topics.TOOL_OUTCOMES, ToolResult.class);
+        INPUTS.put(Topics.TOOL_RESULTS, ToolResult.class);
+        INPUTS.put(Topics.COGNITION_TOOLS, ToolDescriptor.class);
         INPUTS.put(Topics.SESSION_CONTROL, SessionControl.class);
         INPUTS.put(Topics.COUNCIL_MESSAGES, CouncilMessage.class);
         INPUTS.put(Topics.COGNITION_SKILLS, Skill.class);
