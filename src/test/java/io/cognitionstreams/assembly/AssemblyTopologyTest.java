@@ -486,7 +486,10 @@ class AssemblyTopologyTest {
         PipelineEvent error = events.readValue();
         assertThat(error.getType()).isEqualTo(Events.TOKEN_BUDGET_ERROR);
         assertThat(error.getAttributes()).containsEntry("field", "user_prompt");
-        DeadLetter letter = deadLetters.readValue();
+        var keyed = deadLetters.readKeyValue();
+        assertThat(keyed.key).as("keyed by where the request was, as every letter").isEqualTo(
+                Topics.COGNITION_REQUESTS + "-0@0");
+        DeadLetter letter = keyed.value;
         assertThat(letter.getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
         assertThat(letter.getReason()).startsWith("TokenBudgetError: user_prompt needs");
         assertThat(letter.getSourceTopic()).isEqualTo(Topics.COGNITION_REQUESTS);
