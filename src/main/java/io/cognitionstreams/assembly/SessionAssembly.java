@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
@@ -15,6 +16,7 @@ import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Severity;
@@ -31,7 +33,8 @@ import io.cognitionstreams.tokens.TokenCounter;
 
 /**
  * A session's turns through the {@link PacketAssembler}: each request assembled from the session's history, its
- * pending re-anchor, the skills, the governed identity and episodic memory, all read from a {@link Memory}; each
+ * pending re-anchor, the skills, the governed identity, the personas and episodic memory, all read from a
+ * {@link Memory}; each
  * answer and each denial remembered for the next turn. Plain Java: {@link AssemblyTopology} only wires topics and
  * stores to it.
  */
@@ -55,6 +58,12 @@ public final class SessionAssembly {
 
         /** The governed identity's text, when one was ever set. */
         Optional<String> identity();
+
+        /** The persona loaded under {@code name}. */
+        Optional<Persona> persona(String name);
+
+        /** The names of the loaded personas. */
+        Collection<String> personaNames();
 
         /** The tools executors offer. */
         Collection<ToolDescriptor> tools();
@@ -91,6 +100,9 @@ public final class SessionAssembly {
     private static final String DEFAULT_MODEL =
             CognitionRequest.getClassSchema().getField("target_model").defaultVal().toString();
 
+    /** Enough known names in a letter to spot a typo, bounded for a topic of many personas. */
+    static final int MAX_PERSONAS_NAMED = 50;
+
     private final PacketAssembler assembler;
     private final AssemblyInput.MemorySearch episodic;
     private final int autoContinueSteps;
@@ -103,7 +115,7 @@ public final class SessionAssembly {
     }
 
     /**
-     * @throws InvalidRecordException the request breaks a rule, or names a skill nobody loaded
+     * @throws InvalidRecordException the request breaks a rule, or names a skill or a persona nobody loaded
      * @throws TokenBudgetException   a field cannot be brought within its budget: no packet, never a cut one
      */
     public Turn assemble(Memory memory, CognitionRequest unchecked) {
@@ -111,13 +123,14 @@ public final class SessionAssembly {
         String session = request.getSessionId();
         SessionState state = memory.state(session);
         Optional<Skill> skill = activeSkill(memory, request);
+        Persona persona = persona(memory, request);
         TokenCounter counter = assembler.counterFor(request.getTargetModel());
         long historyUntil = request.getHistoryUntil() != null
                 ? Math.min(request.getHistoryUntil(), state.getNextSequence()) : state.getNextSequence();
         PacketAssembler.Assembly assembly;
         try (History recent = memory.newestFirst(session, historyUntil, counter)) {
             assembly = assembler.assemble(new AssemblyInput(request, memory.identity().orElse(IdentityDefaults.TEXT),
-                    skill, memory::skills, episodic, () -> recent, Optional.ofNullable(state.getReanchorProtocol()),
+                    persona, skill, memory::skills, episodic, () -> recent, Optional.ofNullable(state.getReanchorProtocol()),
                     memory::tools));
         }
         CognitionPacket packet = CognitionPacket.newBuilder(assembly.packet()).setHistoryUntil(historyUntil).build();
@@ -269,5 +282,24 @@ public final class SessionAssembly {
         }
         return Optional.of(memory.skill(request.getActiveSkill()).orElseThrow(() -> new InvalidRecordException(
                 "unknown active_skill '" + request.getActiveSkill() + "': load it with `cognition skills load`")));
+    }
+
+    /**
+     * No persona is the default one, which falls back to its built-in text when none is loaded; a persona nobody
+     * loaded is refused with the names that are, never swapped for the default behind the caller's back.
+     */
+    private static Persona persona(Memory memory, CognitionRequest request) {
+        String name = request.getPersona();
+        if (name == null) {
+            return memory.persona(Personas.DEFAULT).orElseGet(Personas::defaultPersona);
+        }
+        return memory.persona(name).orElseThrow(() -> {
+            TreeSet<String> known = new TreeSet<>(memory.personaNames());
+            known.add(Personas.DEFAULT);
+            return new InvalidRecordException("unknown persona '" + name + "'; known: "
+                    + known.stream().limit(MAX_PERSONAS_NAMED).toList()
+                    + (known.size() > MAX_PERSONAS_NAMED ? " and " + (known.size() - MAX_PERSONAS_NAMED) + " more" : "")
+                    + " (leave persona out for '" + Personas.DEFAULT + "', or load it with `cognition persona load`)");
+        });
     }
 }

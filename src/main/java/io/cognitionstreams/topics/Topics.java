@@ -20,6 +20,7 @@ import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
@@ -59,6 +60,7 @@ public final class Topics {
     public static final String COGNITION_CHECKPOINTS = "cognition.checkpoints";
     public static final String COGNITION_SKILLS = "cognition.skills";
     public static final String COGNITION_IDENTITY = "cognition.identity";
+    public static final String COGNITION_PERSONAS = "cognition.personas";
     public static final String COGNITION_MEMORY = "cognition.memory";
     public static final String COGNITION_EVENTS = "cognition.events";
     public static final String COGNITION_DLQ = "cognition.dlq";
@@ -102,6 +104,7 @@ public final class Topics {
     public final Topic<String, Checkpoint> checkpoints;
     public final Topic<String, Skill> skills;
     public final Topic<String, Identity> identity;
+    public final Topic<String, Persona> personas;
     public final Topic<String, MemoryEntry> memory;
     public final Topic<String, PipelineEvent> events;
     public final Topic<String, DeadLetter> deadLetters;
@@ -162,6 +165,9 @@ public final class Topics {
                 "`cognition skills load` -> assembly, gatekeeper (global tables), governance (audit, letters)");
         identity = add(COGNITION_IDENTITY, Identity.class, COMPACTED, TopicKey.fixed(IDENTITY_KEY),
                 "`cognition identity set` (governance only) -> assembly (global table), "
+                        + "governance (audit, letters)");
+        personas = add(COGNITION_PERSONAS, Persona.class, COMPACTED, "name",
+                "`cognition persona load`, `run` at start (the built-ins it lacks) -> assembly (global table), "
                         + "governance (audit, letters)");
         memory = add(COGNITION_MEMORY, MemoryEntry.class, COMPACTED, "block_id",
                 "assembly (embeds channel.memory) -> assembly's episodic memory (global store), "

@@ -41,6 +41,7 @@ import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionState;
@@ -87,6 +88,7 @@ class AssemblyTopologyTest {
     private TestInputTopic<String, LlmOutput> outputs;
     private TestInputTopic<String, Skill> skills;
     private TestInputTopic<String, Identity> identities;
+    private TestInputTopic<String, Persona> personas;
     private TestInputTopic<String, ToolDecision> decisions;
     private TestOutputTopic<String, CognitionPacket> packets;
     private TestOutputTopic<String, PipelineEvent> events;
@@ -109,6 +111,7 @@ class AssemblyTopologyTest {
         outputs = TopicDriver.input(started, topics.llmOutputs);
         skills = TopicDriver.input(started, topics.skills);
         identities = TopicDriver.input(started, topics.identity);
+        personas = TopicDriver.input(started, topics.personas);
         decisions = TopicDriver.input(started, topics.toolDecisions);
         packets = TopicDriver.output(started, topics.packets);
         events = TopicDriver.output(started, topics.events);
@@ -459,6 +462,45 @@ class AssemblyTopologyTest {
 
         assertThat(packets.readValuesToList()).extracting(p -> p.getHeader().getIdentity())
                 .containsExactly("Be truthful. v2", "Be truthful. v2");
+    }
+
+    @Test
+    void aLoadedPersonaShapesTheNextPacketWithItsToneAndConstraintsAndANewVersionTheOneAfter() {
+        personas.pipeInput("mentor", Persona.newBuilder().setName("mentor").setRole("You are a patient mentor.")
+                .setTone("warm").setConstraints(List.of("Never mock a question.")).build());
+        requests.pipeInput("s1", Records.request("s1", "explain rebase").setPersona("mentor").build());
+        personas.pipeInput("mentor", Persona.newBuilder().setName("mentor").setVersion("2.0.0")
+                .setRole("You are a strict mentor.").build());
+        requests.pipeInput("s1", Records.request("s1", "and merge?").setRequestId("r2").setPersona("mentor").build());
+
+        assertThat(packets.readValuesToList()).extracting(p -> p.getHeader().getPersona()).containsExactly(
+                "<role>You are a patient mentor.</role>\nTone: warm\nConstraints:\n- Never mock a question.",
+                "<role>You are a strict mentor.</role>");
+        assertThat(events.readValuesToList()).filteredOn(e -> e.getType().equals(Events.CONTEXT_ASSEMBLED))
+                .extracting(e -> e.getAttributes().get("persona")).containsExactly("mentor 1.0.0", "mentor 2.0.0");
+    }
+
+    @Test
+    void withNoPersonaLoadedARequestNamingNoneGetsTheBuiltInDefault() {
+        requests.pipeInput("s1", Records.request("s1", "hello").build());
+
+        assertThat(packets.readValue().getHeader().getPersona())
+                .isEqualTo("<role>You are a careful, helpful assistant.</role>");
+    }
+
+    @Test
+    void anUnknownPersonaIsOneDeadLetterNamingTheKnownOnesNeverTheDefault() {
+        personas.pipeInput("mentor", Persona.newBuilder().setName("mentor").setRole("You are a mentor.").build());
+        requests.pipeInput("s1", Records.request("s1", "hello").setPersona("mentr").build());
+
+        assertThat(packets.isEmpty()).isTrue();
+        assertThat(events.isEmpty()).isTrue();
+        List<DeadLetter> letters = deadLetters.readValuesToList();
+        assertThat(letters).hasSize(1);
+        assertThat(letters.get(0).getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
+        assertThat(letters.get(0).getReason()).contains("unknown persona 'mentr'; known: [assistant, mentor]");
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get("s1")).as("a refused request leaves no trace in the session").isNull();
     }
 
     @Test
