@@ -17,7 +17,7 @@ import io.cognitionstreams.schema.Persona;
 public final class Personas {
 
     public static final String DEFAULT = "assistant";
-    public static final String BUILT_IN_SOURCE = "built-in";
+    private static final String BUILT_IN_SOURCE = "built-in";
 
     private static final Map<String, String> ROLES = Map.of(
             "architect", "You are a master software architect.",

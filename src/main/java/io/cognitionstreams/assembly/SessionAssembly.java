@@ -130,7 +130,8 @@ public final class SessionAssembly {
         PacketAssembler.Assembly assembly;
         try (History recent = memory.newestFirst(session, historyUntil, counter)) {
             assembly = assembler.assemble(new AssemblyInput(request, memory.identity().orElse(IdentityDefaults.TEXT),
-                    persona, skill, memory::skills, episodic, () -> recent, Optional.ofNullable(state.getReanchorProtocol()),
+                    persona, skill, memory::skills, episodic, () -> recent,
+                    Optional.ofNullable(state.getReanchorProtocol()),
                     memory::tools));
         }
         CognitionPacket packet = CognitionPacket.newBuilder(assembly.packet()).setHistoryUntil(historyUntil).build();
@@ -296,9 +297,9 @@ public final class SessionAssembly {
         return memory.persona(name).orElseThrow(() -> {
             TreeSet<String> known = new TreeSet<>(memory.personaNames());
             known.add(Personas.DEFAULT);
+            int more = known.size() - MAX_PERSONAS_NAMED;
             return new InvalidRecordException("unknown persona '" + name + "'; known: "
-                    + known.stream().limit(MAX_PERSONAS_NAMED).toList()
-                    + (known.size() > MAX_PERSONAS_NAMED ? " and " + (known.size() - MAX_PERSONAS_NAMED) + " more" : "")
+                    + known.stream().limit(MAX_PERSONAS_NAMED).toList() + (more > 0 ? " and " + more + " more" : "")
                     + " (leave persona out for '" + Personas.DEFAULT + "', or load it with `cognition persona load`)");
         });
     }

@@ -69,8 +69,8 @@ public class AssemblyBench {
         CognitionRequest request = CognitionRequest.newBuilder().setRequestId("r").setSessionId("s")
                 .setUserPrompt("Summarize what we decided about the release and what is left to do.")
                 .setActiveSkill("git").setTargetModel("gpt-4o").setTimestamp(java.time.Instant.EPOCH).build();
-        input = new AssemblyInput(request, IdentityDefaults.TEXT, Personas.defaultPersona(), Optional.of(skill), () -> List.of(skill),
-                AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
+        input = new AssemblyInput(request, IdentityDefaults.TEXT, Personas.defaultPersona(), Optional.of(skill),
+                () -> List.of(skill), AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
         CognitionPacket sample = assembler.assemble(input).packet();
         System.out.printf("%n%d turns: packet of %d/%d tokens, %d history messages%n", turns,
                 sample.getTotalTokens(), sample.getMtu(), sample.getPayload().getHistory().size());

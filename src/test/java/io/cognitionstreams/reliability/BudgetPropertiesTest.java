@@ -68,8 +68,8 @@ class BudgetPropertiesTest {
         CognitionRequest request = Records.request("s1", prompt).setMtu(mtu).setTargetModel(model).build();
         List<ChatMessage> newestFirst = new ArrayList<>(history);
         Collections.reverse(newestFirst);
-        AssemblyInput input = new AssemblyInput(request, IdentityDefaults.TEXT, Personas.defaultPersona(), Optional.empty(), List::of,
-                AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
+        AssemblyInput input = new AssemblyInput(request, IdentityDefaults.TEXT, Personas.defaultPersona(),
+                Optional.empty(), List::of, AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
 
         CognitionPacket packet;
         try {
