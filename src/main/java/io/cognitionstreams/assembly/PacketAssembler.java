@@ -243,7 +243,7 @@ public final class PacketAssembler {
     }
 
     private static int tokens(ChatMessage message, TokenCounter counter) {
-        return message.getTokenCount() != null ? message.getTokenCount() : counter.count(message.getContent());
+        return message.getTokenCount() != null ? message.getTokenCount() : PromptRenderer.tokens(message, counter);
     }
 
     private static int cost(Deque<ChatMessage> history, TokenCounter counter) {

@@ -11,6 +11,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 import io.cognitionstreams.governance.IdentityGovernance;
+import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.HistoryEntry;
 import io.cognitionstreams.schema.Identity;
@@ -138,7 +139,8 @@ final class SessionStore implements SessionAssembly.Memory {
             HistoryEntry entry = entries.next().value;
             ChatMessage message = entry.getMessage();
             if (!entry.getEncoding().equals(counter.encodingName()) || message.getTokenCount() == null) {
-                return ChatMessage.newBuilder(message).setTokenCount(counter.count(message.getContent())).build();
+                return ChatMessage.newBuilder(message).setTokenCount(PromptRenderer.tokens(message, counter))
+                        .build();
             }
             return message;
         }
