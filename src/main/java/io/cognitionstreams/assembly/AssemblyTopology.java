@@ -25,6 +25,7 @@ import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.HistoryEntry;
+import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionState;
@@ -79,7 +80,7 @@ public final class AssemblyTopology {
         SessionAssembly sessions = new SessionAssembly(assembler, new EpisodicMemory(embedder, memoryIndex),
                 autoContinueSteps);
 
-        // All five inputs are keyed by session and share the stores, so they form one sub-topology whose task
+        // All six inputs are keyed by session and share the stores, so they form one sub-topology whose task
         // for partition p owns the sessions of partition p on every topic: no repartition is needed.
         Outputs.of(builder.stream(topics.requests.name(), topics.requests.consumed())
                         .process(() -> new Assemble(sessions, topics), Named.as("assemble"), SESSION_STORE,
@@ -93,6 +94,10 @@ public final class AssemblyTopology {
                         SESSION_STORE, HISTORY_STORE);
         builder.stream(topics.toolDecisions.name(), topics.toolDecisions.consumed())
                 .process(() -> new Remember<ToolDecision>(sessions::reanchor), Named.as("reanchor-on-denial"),
+                        SESSION_STORE, HISTORY_STORE);
+        // An imported conversation takes the same exactly-once path into the history store as the model's answers.
+        builder.stream(topics.sessionImports.name(), topics.sessionImports.consumed())
+                .process(() -> new Remember<HistoryImport>(sessions::importMessage), Named.as("import-history"),
                         SESSION_STORE, HISTORY_STORE);
         // A result joins the history; the last result of a turn may ask for the session's next turn itself.
         Outputs.of(builder.stream(topics.toolResults.name(), topics.toolResults.consumed())

@@ -10,11 +10,13 @@ import java.util.TreeSet;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
+import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
@@ -257,6 +259,29 @@ public final class SessionAssembly {
                 .setAutoContinueStep(step)
                 .setTimestamp(now)
                 .build()), Optional.empty(), Optional.empty());
+    }
+
+    /**
+     * A message of an imported conversation joins the history after what the session already has, counted once in
+     * the encoding of the session's last packet (the default model's for a new session; a packet in another
+     * encoding recounts it). Its tool calls and results pair as in any history: the pruner repairs what does not.
+     */
+    public void importMessage(Memory memory, HistoryImport imported) {
+        if (imported == null || imported.getSessionId().isBlank()) {
+            throw new InvalidRecordException("a history import without a session cannot join a history");
+        }
+        ChatMessage message = imported.getMessage();
+        if (!message.getToolCalls().isEmpty() && message.getRole() != ChatRole.ASSISTANT) {
+            throw new InvalidRecordException("a " + message.getRole() + " message cannot call tools; only an "
+                    + "ASSISTANT message does");
+        }
+        String session = imported.getSessionId();
+        SessionState state = memory.state(session);
+        TokenCounter counter = state.getEncoding() != null ? assembler.counterForEncoding(state.getEncoding())
+                : assembler.counterFor(DEFAULT_MODEL);
+        memory.append(session, state.getNextSequence(), ChatMessage.newBuilder(message)
+                .setTokenCount(PromptRenderer.tokens(message, counter)).build(), counter.encodingName(), null);
+        memory.state(session, SessionState.newBuilder(state).setNextSequence(state.getNextSequence() + 1).build());
     }
 
     /** A denied call puts the skill's protocol in front of the model on the session's next packet. */

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         subcommands = {RunCommand.class, ProduceCommand.class, TailCommand.class, TopicsCommand.class,
                 SkillsCommand.class, PersonaCommand.class, IdentityCommand.class, GatekeeperCommand.class,
                 CouncilCommand.class, CheckpointsCommand.class, ReplayCommand.class, ForkCommand.class,
-                RewindCommand.class, BenchCommand.class, SchemaCommand.class, McpServerCommand.class,
+                RewindCommand.class, SessionCommand.class, BenchCommand.class, SchemaCommand.class, McpServerCommand.class,
                 CommandLine.HelpCommand.class})
 public final class CognitionCli {
 

@@ -15,16 +15,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -99,23 +96,8 @@ final class Timeline {
 
     /** Sends {@code requests} keyed by session in one transaction, with a progress line every {@code every}. */
     void send(List<CognitionRequest> requests, String verb, int every, PrintWriter err) {
-        Map<String, Object> config = producerConfig();
-        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "cognition-cli-" + verb + "-" + UUID.randomUUID());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(),
-                new ByteArraySerializer())) {
-            producer.initTransactions();
-            producer.beginTransaction();
-            try {
-                for (int sent = 0; sent < requests.size(); sent++) {
-                    producer.send(record(requests.get(sent)));
-                    progress(verb, sent + 1, requests.size(), every, err);
-                }
-                producer.commitTransaction();
-            } catch (KafkaException e) {
-                producer.abortTransaction();
-                throw e;
-            }
-        }
+        Transactions.sendAll(cluster.clientConfig(), verb, requests.stream().map(this::record).toList(),
+                sent -> progress(verb, sent, requests.size(), every, err));
     }
 
     /**
@@ -173,10 +155,7 @@ final class Timeline {
     }
 
     private Map<String, Object> producerConfig() {
-        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
-        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
-        return config;
+        return Transactions.producerConfig(cluster.clientConfig());
     }
 
     private Properties consumerConfig() {

@@ -17,6 +17,7 @@ import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.MemoryEntry;
@@ -54,6 +55,7 @@ public final class Topics {
     public static final String TOOL_LEDGER = "tool.ledger";
     public static final String COGNITION_TOOLS = "cognition.tools";
     public static final String SESSION_CONTROL = "session.control";
+    public static final String SESSION_IMPORTS = "session.imports";
     public static final String COUNCIL_MESSAGES = "council.messages";
     public static final String COUNCIL_DECISIONS = "council.decisions";
     public static final String COUNCIL_ROLES = "council.roles";
@@ -98,6 +100,7 @@ public final class Topics {
     public final Topic<String, ToolLedgerEntry> toolLedger;
     public final Topic<String, ToolDescriptor> tools;
     public final Topic<String, SessionControl> sessionControl;
+    public final Topic<String, HistoryImport> sessionImports;
     public final Topic<String, CouncilMessage> councilMessages;
     public final Topic<String, CouncilDecision> councilDecisions;
     public final Topic<String, RoleStatus> councilRoles;
@@ -150,6 +153,8 @@ public final class Topics {
                 "executors (what their MCP servers list) -> assembly (the tools index layer)");
         sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(), SESSION,
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
+        sessionImports = add(SESSION_IMPORTS, HistoryImport.class, Map.of(), SESSION,
+                "`cognition session import` -> assembly (appends to the session's history)");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(), COUNCIL,
                 "council roles, routing and AutoFix escalations, the council's clock ticks and escalations -> "
                         + "council, Prime");

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.CompressionResult;
+import io.cognitionstreams.assembly.history.ChatImport;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.prompt.PromptRenderer;
@@ -30,9 +31,11 @@ import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.HistoryEntry;
+import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.ChatMessage;
+import io.cognitionstreams.schema.ChatToolCall;
 import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.DeadLetter;
@@ -501,6 +504,37 @@ class AssemblyTopologyTest {
         assertThat(letters.get(0).getReason()).contains("unknown persona 'mentr'; known: [assistant, mentor]");
         KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
         assertThat(sessions.get("s1")).as("a refused request leaves no trace in the session").isNull();
+    }
+
+    @Test
+    void anImportedConversationWithParallelCallsIsAssembledWithEachResultBesideItsCall() throws Exception {
+        TestInputTopic<String, HistoryImport> imports = TopicDriver.input(driver, topics.sessionImports);
+        ChatImport conversation = new ChatImport();
+        List<String> lines = java.nio.file.Files.readAllLines(Path.of(
+                "src/test/resources/session-import/parallel-calls.jsonl"));
+        for (int i = 0; i < lines.size(); i++) {
+            conversation.add(i + 1, lines.get(i));
+        }
+        assertThat(conversation.finish()).isEmpty();
+        List<ChatImport.Line> messages = conversation.messages();
+        for (int i = 0; i < messages.size(); i++) {
+            imports.pipeInput("s1", HistoryImport.newBuilder().setImportId("i1").setSessionId("s1").setIndex(i)
+                    .setCount(messages.size()).setMessage(messages.get(i).message()).setTimestamp(Records.T0).build());
+        }
+
+        requests.pipeInput("s1", Records.request("s1", "Tag the release then.").build());
+
+        List<ChatMessage> history = packets.readValue().getPayload().getHistory();
+        assertThat(history).extracting(ChatMessage::getRole, ChatMessage::getToolCallId).containsExactly(
+                tuple(ChatRole.SYSTEM, null), tuple(ChatRole.USER, null), tuple(ChatRole.ASSISTANT, null),
+                tuple(ChatRole.TOOL, "call_tag"), tuple(ChatRole.TOOL, "call_build"), tuple(ChatRole.ASSISTANT, null));
+        assertThat(history.get(2).getToolCalls()).extracting(ChatToolCall::getId)
+                .containsExactly("call_build", "call_tag");
+        assertThat(history.get(4).getContent()).isEqualTo("main: green (build 812)");
+        assertThat(history).allSatisfy(message -> assertThat(message.getTokenCount())
+                .isEqualTo(PromptRenderer.tokens(message, o200k)));
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get("s1").getNextSequence()).as("six imported, then the prompt").isEqualTo(7L);
     }
 
     @Test
