@@ -36,9 +36,8 @@ import io.cognitionstreams.tokens.TokenCounter;
 /**
  * A session's turns through the {@link PacketAssembler}: each request assembled from the session's history, its
  * pending re-anchor, the skills, the governed identity, the personas and episodic memory, all read from a
- * {@link Memory}; each
- * answer and each denial remembered for the next turn. Plain Java: {@link AssemblyTopology} only wires topics and
- * stores to it.
+ * {@link Memory}; each answer, tool result, denial and imported message remembered for the next turn. Plain Java:
+ * {@link AssemblyTopology} only wires topics and stores to it.
  */
 public final class SessionAssembly {
 

@@ -14,7 +14,7 @@ import io.cognitionstreams.topology.GlobalMirror;
 public final class PersonaRules {
 
     /** As skill names: what a request's persona field can name without quoting. */
-    public static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
     public static final GlobalMirror.Check<Persona> CHECK = PersonaRules::refuse;
 
