@@ -1,9 +1,11 @@
 package io.cognitionstreams.app;
 
+import java.nio.charset.StandardCharsets;
 import java.security.PublicKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +23,8 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.assembly.Personas;
+import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.ExecutorWorker;
@@ -35,6 +39,7 @@ import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
 import io.cognitionstreams.prompt.ModelClient;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.serde.AvroSerdes;
@@ -79,7 +84,8 @@ public final class CognitionRuntime implements AutoCloseable {
 
     /**
      * @param skills skills to publish before the topologies start, so their global stores hold them from the first
-     *               record on (a request naming a skill the store has not read yet would be dead-lettered)
+     *               record on (a request naming a skill the store has not read yet would be dead-lettered); the
+     *               built-in personas are published then too, where the topic lacks them
      */
     public static CognitionRuntime start(Settings settings, Map<String, Skill> skills) {
         Map<String, Object> client = settings.clientConfig();
@@ -94,6 +100,7 @@ public final class CognitionRuntime implements AutoCloseable {
         if (!skills.isEmpty()) {
             Publisher.publish(client, topics.skills, skills);
         }
+        publishDefaultPersonas(client, topics);
         Pipeline.Parts parts = Pipeline.Parts.of(settings);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
         for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
@@ -179,6 +186,25 @@ public final class CognitionRuntime implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * The built-in personas, each only when cognition.personas has never held its name: an operator's own version
+     * of one survives restarts, and so does a deletion while its tombstone is on the topic.
+     */
+    private static void publishDefaultPersonas(Map<String, Object> client, Topics topics) {
+        Set<String> named = new HashSet<>();
+        TopicReader.readToEnd(client, topics.personas.name(), Optional.empty(), record -> {
+            if (record.key() != null) {
+                named.add(new String(record.key(), StandardCharsets.UTF_8));
+            }
+        });
+        Map<String, Persona> missing = new LinkedHashMap<>(Personas.builtIns(Instant.now()));
+        missing.keySet().removeAll(named);
+        if (!missing.isEmpty()) {
+            Publisher.publish(client, topics.personas, missing);
+            LOG.info("published the built-in personas {} to {}", missing.keySet(), topics.personas.name());
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolDescriptor;
 
@@ -15,6 +16,7 @@ import io.cognitionstreams.schema.ToolDescriptor;
  * Everything one packet is assembled from, gathered by the topology from its stores.
  *
  * @param identity   the governed identity text (the default when none was ever set)
+ * @param persona    the persona the request named, or the default one
  * @param skill      the request's active skill, when it names one
  * @param skills     every known skill, for the tools index (read only if that layer has a budget)
  * @param memory     past experiences similar to a query, most similar first
@@ -22,16 +24,16 @@ import io.cognitionstreams.schema.ToolDescriptor;
  * @param reanchor   a skill protocol to put in front of the model after a denied tool call, if any
  * @param tools      the tools executors offer (cognition.tools), for the tools index
  */
-public record AssemblyInput(CognitionRequest request, String identity, Optional<Skill> skill,
+public record AssemblyInput(CognitionRequest request, String identity, Persona persona, Optional<Skill> skill,
                             Supplier<Collection<Skill>> skills, MemorySearch memory,
                             Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor,
                             Supplier<Collection<ToolDescriptor>> tools) {
 
     /** With no executor's tools. */
-    public AssemblyInput(CognitionRequest request, String identity, Optional<Skill> skill,
+    public AssemblyInput(CognitionRequest request, String identity, Persona persona, Optional<Skill> skill,
                          Supplier<Collection<Skill>> skills, MemorySearch memory,
                          Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor) {
-        this(request, identity, skill, skills, memory, history, reanchor, List::of);
+        this(request, identity, persona, skill, skills, memory, history, reanchor, List::of);
     }
 
     /** Finds past experiences for the episodic-memory layer. */

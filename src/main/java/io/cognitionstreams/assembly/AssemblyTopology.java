@@ -19,11 +19,13 @@ import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.governance.MemoryEntries;
+import io.cognitionstreams.governance.PersonaRules;
 import io.cognitionstreams.governance.ToolDescriptors;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.HistoryEntry;
+import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionState;
@@ -40,8 +42,8 @@ import io.cognitionstreams.topology.Outputs;
 /**
  * Budget compression: cognition.requests -> packets within budget -> cognition.packets, with what it needs kept in
  * state: each session's history (fed back from llm.outputs), a pending re-anchoring protocol (from denied calls on
- * tool.decisions), and the skills and governed identity as global stores, so an edited skill shows up in the next
- * packet without a restart.
+ * tool.decisions), and the skills, governed identity and personas as global stores, so an edited skill or persona
+ * shows up in the next packet without a restart.
  */
 public final class AssemblyTopology {
 
@@ -50,6 +52,7 @@ public final class AssemblyTopology {
     public static final String HISTORY_STORE = "session-history";
     public static final String SKILLS_STORE = "skills";
     public static final String IDENTITY_STORE = "identity";
+    public static final String PERSONAS_STORE = "personas";
     public static final String MEMORY_STORE = "episodic-memory";
     public static final String TOOLS_STORE = "tools";
 
@@ -59,9 +62,10 @@ public final class AssemblyTopology {
     /** @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none */
     public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler,
                              SentenceEmbedder embedder, int autoContinueSteps) {
-        // Skills, identity and tools are small and read by every session: a global copy on each instance.
+        // Skills, identity, personas and tools are small and read by every session: a global copy on each instance.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
         GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK);
+        GlobalMirror.add(builder, topics.personas, PERSONAS_STORE, PersonaRules.CHECK);
         GlobalMirror.add(builder, topics.tools, TOOLS_STORE, ToolDescriptors::refuse);
         // Memories are searched across sessions, so every instance holds all of them; searched through an index
         // of decoded vectors the store's loader keeps, because decoding each entry per request was the bottleneck.
@@ -76,7 +80,7 @@ public final class AssemblyTopology {
         SessionAssembly sessions = new SessionAssembly(assembler, new EpisodicMemory(embedder, memoryIndex),
                 autoContinueSteps);
 
-        // All five inputs are keyed by session and share the stores, so they form one sub-topology whose task
+        // All six inputs are keyed by session and share the stores, so they form one sub-topology whose task
         // for partition p owns the sessions of partition p on every topic: no repartition is needed.
         Outputs.of(builder.stream(topics.requests.name(), topics.requests.consumed())
                         .process(() -> new Assemble(sessions, topics), Named.as("assemble"), SESSION_STORE,
@@ -90,6 +94,10 @@ public final class AssemblyTopology {
                         SESSION_STORE, HISTORY_STORE);
         builder.stream(topics.toolDecisions.name(), topics.toolDecisions.consumed())
                 .process(() -> new Remember<ToolDecision>(sessions::reanchor), Named.as("reanchor-on-denial"),
+                        SESSION_STORE, HISTORY_STORE);
+        // An imported conversation takes the same exactly-once path into the history store as the model's answers.
+        builder.stream(topics.sessionImports.name(), topics.sessionImports.consumed())
+                .process(() -> new Remember<HistoryImport>(sessions::importMessage), Named.as("import-history"),
                         SESSION_STORE, HISTORY_STORE);
         // A result joins the history; the last result of a turn may ask for the session's next turn itself.
         Outputs.of(builder.stream(topics.toolResults.name(), topics.toolResults.consumed())
@@ -116,7 +124,7 @@ public final class AssemblyTopology {
     private static SessionStore memory(ProcessorContext<?, ?> context) {
         return new SessionStore(context.getStateStore(SESSION_STORE), context.getStateStore(HISTORY_STORE),
                 context.getStateStore(SKILLS_STORE), context.getStateStore(IDENTITY_STORE),
-                context.getStateStore(TOOLS_STORE));
+                context.getStateStore(PERSONAS_STORE), context.getStateStore(TOOLS_STORE));
     }
 
     /** Assembles one request; a budget failure becomes an event and a dead letter, never a cut packet. */

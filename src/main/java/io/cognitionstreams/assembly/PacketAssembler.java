@@ -24,6 +24,7 @@ import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.MetaHeader;
 import io.cognitionstreams.schema.PacketHeader;
 import io.cognitionstreams.schema.PacketPayload;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.tokens.TokenCounter;
@@ -88,7 +89,7 @@ public final class PacketAssembler {
         FieldBudgets budgets = new FieldBudgets(mtu);
         Fitted identity = fit("identity", input.identity(), budgets.identity(), counter, request, packetId, events);
         int remaining = mtu - identity.tokens();
-        Fitted persona = fit("persona", Personas.text(request.getPersona()), FieldBudgets.persona(remaining),
+        Fitted persona = fit("persona", Personas.render(input.persona()), FieldBudgets.persona(remaining),
                 counter, request, packetId, events);
         remaining -= persona.tokens();
         int taskTokens = counter.count(instruction.text());
@@ -186,7 +187,7 @@ public final class PacketAssembler {
                 .setFieldTokens(fieldTokens)
                 .setTotalTokens(total)
                 .build();
-        events.add(0, assembled(packet, layers, history.size(), dropped));
+        events.add(0, assembled(packet, input.persona(), layers, history.size(), dropped));
         return new Assembly(packet, events);
     }
 
@@ -243,7 +244,7 @@ public final class PacketAssembler {
     }
 
     private static int tokens(ChatMessage message, TokenCounter counter) {
-        return message.getTokenCount() != null ? message.getTokenCount() : counter.count(message.getContent());
+        return message.getTokenCount() != null ? message.getTokenCount() : PromptRenderer.tokens(message, counter);
     }
 
     private static int cost(Deque<ChatMessage> history, TokenCounter counter) {
@@ -269,9 +270,11 @@ public final class PacketAssembler {
         return new ArrayDeque<>(result);
     }
 
-    private static PipelineEvent assembled(CognitionPacket packet, List<Layer> layers, int historyMessages,
-                                           int droppedForFraming) {
+    private static PipelineEvent assembled(CognitionPacket packet, Persona persona, List<Layer> layers,
+                                           int historyMessages, int droppedForFraming) {
         Map<String, String> attributes = new LinkedHashMap<>();
+        // Which version of a persona shaped the packet: personas change on a live topic.
+        attributes.put("persona", persona.getName() + " " + persona.getVersion());
         for (Layer layer : layers) {
             attributes.put("layer." + layer.name(), "priority=" + layer.priority() + " tokens=" + layer.tokens()
                     + " chars=" + layer.text().length() + " status=" + layer.status()

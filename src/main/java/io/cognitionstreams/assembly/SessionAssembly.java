@@ -6,15 +6,19 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
+import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Severity;
@@ -31,9 +35,9 @@ import io.cognitionstreams.tokens.TokenCounter;
 
 /**
  * A session's turns through the {@link PacketAssembler}: each request assembled from the session's history, its
- * pending re-anchor, the skills, the governed identity and episodic memory, all read from a {@link Memory}; each
- * answer and each denial remembered for the next turn. Plain Java: {@link AssemblyTopology} only wires topics and
- * stores to it.
+ * pending re-anchor, the skills, the governed identity, the personas and episodic memory, all read from a
+ * {@link Memory}; each answer, tool result, denial and imported message remembered for the next turn. Plain Java:
+ * {@link AssemblyTopology} only wires topics and stores to it.
  */
 public final class SessionAssembly {
 
@@ -55,6 +59,12 @@ public final class SessionAssembly {
 
         /** The governed identity's text, when one was ever set. */
         Optional<String> identity();
+
+        /** The persona loaded under {@code name}. */
+        Optional<Persona> persona(String name);
+
+        /** The names of the loaded personas. */
+        Collection<String> personaNames();
 
         /** The tools executors offer. */
         Collection<ToolDescriptor> tools();
@@ -91,6 +101,9 @@ public final class SessionAssembly {
     private static final String DEFAULT_MODEL =
             CognitionRequest.getClassSchema().getField("target_model").defaultVal().toString();
 
+    /** Enough known names in a letter to spot a typo, bounded for a topic of many personas. */
+    static final int MAX_PERSONAS_NAMED = 50;
+
     private final PacketAssembler assembler;
     private final AssemblyInput.MemorySearch episodic;
     private final int autoContinueSteps;
@@ -103,7 +116,7 @@ public final class SessionAssembly {
     }
 
     /**
-     * @throws InvalidRecordException the request breaks a rule, or names a skill nobody loaded
+     * @throws InvalidRecordException the request breaks a rule, or names a skill or a persona nobody loaded
      * @throws TokenBudgetException   a field cannot be brought within its budget: no packet, never a cut one
      */
     public Turn assemble(Memory memory, CognitionRequest unchecked) {
@@ -111,13 +124,15 @@ public final class SessionAssembly {
         String session = request.getSessionId();
         SessionState state = memory.state(session);
         Optional<Skill> skill = activeSkill(memory, request);
+        Persona persona = persona(memory, request);
         TokenCounter counter = assembler.counterFor(request.getTargetModel());
         long historyUntil = request.getHistoryUntil() != null
                 ? Math.min(request.getHistoryUntil(), state.getNextSequence()) : state.getNextSequence();
         PacketAssembler.Assembly assembly;
         try (History recent = memory.newestFirst(session, historyUntil, counter)) {
             assembly = assembler.assemble(new AssemblyInput(request, memory.identity().orElse(IdentityDefaults.TEXT),
-                    skill, memory::skills, episodic, () -> recent, Optional.ofNullable(state.getReanchorProtocol()),
+                    persona, skill, memory::skills, episodic, () -> recent,
+                    Optional.ofNullable(state.getReanchorProtocol()),
                     memory::tools));
         }
         CognitionPacket packet = CognitionPacket.newBuilder(assembly.packet()).setHistoryUntil(historyUntil).build();
@@ -247,6 +262,29 @@ public final class SessionAssembly {
                 .build()), Optional.empty(), Optional.empty());
     }
 
+    /**
+     * A message of an imported conversation joins the history after what the session already has, counted once in
+     * the encoding of the session's last packet (the default model's for a new session; a packet in another
+     * encoding recounts it). Its tool calls and results pair as in any history: the pruner repairs what does not.
+     */
+    public void importMessage(Memory memory, HistoryImport imported) {
+        if (imported == null || imported.getSessionId().isBlank()) {
+            throw new InvalidRecordException("a history import without a session cannot join a history");
+        }
+        ChatMessage message = imported.getMessage();
+        if (!message.getToolCalls().isEmpty() && message.getRole() != ChatRole.ASSISTANT) {
+            throw new InvalidRecordException("a " + message.getRole() + " message cannot call tools; only an "
+                    + "ASSISTANT message does");
+        }
+        String session = imported.getSessionId();
+        SessionState state = memory.state(session);
+        TokenCounter counter = state.getEncoding() != null ? assembler.counterForEncoding(state.getEncoding())
+                : assembler.counterFor(DEFAULT_MODEL);
+        memory.append(session, state.getNextSequence(), ChatMessage.newBuilder(message)
+                .setTokenCount(PromptRenderer.tokens(message, counter)).build(), counter.encodingName(), null);
+        memory.state(session, SessionState.newBuilder(state).setNextSequence(state.getNextSequence() + 1).build());
+    }
+
     /** A denied call puts the skill's protocol in front of the model on the session's next packet. */
     public void reanchor(Memory memory, ToolDecision decision) {
         if (decision == null) {
@@ -271,5 +309,24 @@ public final class SessionAssembly {
         }
         return Optional.of(memory.skill(request.getActiveSkill()).orElseThrow(() -> new InvalidRecordException(
                 "unknown active_skill '" + request.getActiveSkill() + "': load it with `cognition skills load`")));
+    }
+
+    /**
+     * No persona is the default one, which falls back to its built-in text when none is loaded; a persona nobody
+     * loaded is refused with the names that are, never swapped for the default behind the caller's back.
+     */
+    private static Persona persona(Memory memory, CognitionRequest request) {
+        String name = request.getPersona();
+        if (name == null) {
+            return memory.persona(Personas.DEFAULT).orElseGet(Personas::defaultPersona);
+        }
+        return memory.persona(name).orElseThrow(() -> {
+            TreeSet<String> known = new TreeSet<>(memory.personaNames());
+            known.add(Personas.DEFAULT);
+            int more = known.size() - MAX_PERSONAS_NAMED;
+            return new InvalidRecordException("unknown persona '" + name + "'; known: "
+                    + known.stream().limit(MAX_PERSONAS_NAMED).toList() + (more > 0 ? " and " + more + " more" : "")
+                    + " (leave persona out for '" + Personas.DEFAULT + "', or load it with `cognition persona load`)");
+        });
     }
 }

@@ -11,9 +11,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 import io.cognitionstreams.governance.IdentityGovernance;
+import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.HistoryEntry;
 import io.cognitionstreams.schema.Identity;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolDescriptor;
@@ -23,7 +25,7 @@ import io.cognitionstreams.tokens.TokenCounter;
  * The assembly's stores as a {@link SessionAssembly.Memory}. A session's messages are one store entry each under
  * {@code <session>/<10-digit sequence>}, so that assembling a turn reads only the newest messages that fit its
  * budget (a reverse range scan) and costs the same at 10 turns or 1,000. Each message is counted once, when it is
- * added, in the session's encoding. Skills, identity and the executors' tools are the global stores.
+ * added, in the session's encoding. Skills, identity, personas and the executors' tools are the global stores.
  */
 final class SessionStore implements SessionAssembly.Memory {
 
@@ -31,15 +33,17 @@ final class SessionStore implements SessionAssembly.Memory {
     private final KeyValueStore<String, HistoryEntry> history;
     private final ReadOnlyKeyValueStore<String, Skill> skills;
     private final ReadOnlyKeyValueStore<String, Identity> identity;
+    private final ReadOnlyKeyValueStore<String, Persona> personas;
     private final ReadOnlyKeyValueStore<String, ToolDescriptor> tools;
 
     SessionStore(KeyValueStore<String, SessionState> sessions, KeyValueStore<String, HistoryEntry> history,
                  ReadOnlyKeyValueStore<String, Skill> skills, ReadOnlyKeyValueStore<String, Identity> identity,
-                 ReadOnlyKeyValueStore<String, ToolDescriptor> tools) {
+                 ReadOnlyKeyValueStore<String, Persona> personas, ReadOnlyKeyValueStore<String, ToolDescriptor> tools) {
         this.sessions = sessions;
         this.history = history;
         this.skills = skills;
         this.identity = identity;
+        this.personas = personas;
         this.tools = tools;
     }
 
@@ -82,6 +86,20 @@ final class SessionStore implements SessionAssembly.Memory {
     }
 
     @Override
+    public Optional<Persona> persona(String name) {
+        return Optional.ofNullable(personas.get(name));
+    }
+
+    @Override
+    public Collection<String> personaNames() {
+        List<String> names = new ArrayList<>();
+        try (KeyValueIterator<String, Persona> iterator = personas.all()) {
+            iterator.forEachRemaining(entry -> names.add(entry.key));
+        }
+        return names;
+    }
+
+    @Override
     public Collection<ToolDescriptor> tools() {
         return all(tools);
     }
@@ -121,7 +139,8 @@ final class SessionStore implements SessionAssembly.Memory {
             HistoryEntry entry = entries.next().value;
             ChatMessage message = entry.getMessage();
             if (!entry.getEncoding().equals(counter.encodingName()) || message.getTokenCount() == null) {
-                return ChatMessage.newBuilder(message).setTokenCount(counter.count(message.getContent())).build();
+                return ChatMessage.newBuilder(message).setTokenCount(PromptRenderer.tokens(message, counter))
+                        .build();
             }
             return message;
         }

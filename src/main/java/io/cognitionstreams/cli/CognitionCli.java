@@ -7,10 +7,10 @@ import picocli.CommandLine.Command;
 @Command(name = "cognition", mixinStandardHelpOptions = true, version = "cognition-streams 0.1.0",
         description = "Keeps LLM agents on their rules, in budget and safe, as Kafka Streams topologies.",
         subcommands = {RunCommand.class, ProduceCommand.class, TailCommand.class, TopicsCommand.class,
-                SkillsCommand.class, IdentityCommand.class, GatekeeperCommand.class, CouncilCommand.class,
-                CheckpointsCommand.class, ReplayCommand.class, ForkCommand.class, RewindCommand.class,
-                BenchCommand.class, SchemaCommand.class, McpServerCommand.class,
-                CommandLine.HelpCommand.class})
+                SkillsCommand.class, PersonaCommand.class, IdentityCommand.class, GatekeeperCommand.class,
+                CouncilCommand.class, CheckpointsCommand.class, ReplayCommand.class, ForkCommand.class,
+                RewindCommand.class, SessionCommand.class, BenchCommand.class, SchemaCommand.class,
+                McpServerCommand.class, CommandLine.HelpCommand.class})
 public final class CognitionCli {
 
     public static void main(String[] args) {

@@ -171,7 +171,7 @@ final class ProduceCommand implements Callable<Integer> {
         return true;
     }
 
-    private static String strictUtf8(byte[] line) {
+    static String strictUtf8(byte[] line) {
         if (ascii(line)) {
             // Most lines, and a decoder costs a seventh of reading one: an ASCII byte is its own character.
             return new String(line, StandardCharsets.US_ASCII);

@@ -15,22 +15,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.routing.MarkerParser;
 import io.cognitionstreams.schema.CognitionRequest;
@@ -46,8 +42,6 @@ import io.cognitionstreams.topics.Topics;
  * turn.
  */
 final class Timeline {
-
-    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
     private final ClusterOptions cluster;
     private final Topics topics;
@@ -105,23 +99,8 @@ final class Timeline {
 
     /** Sends {@code requests} keyed by session in one transaction, with a progress line every {@code every}. */
     void send(List<CognitionRequest> requests, String verb, int every, PrintWriter err) {
-        Map<String, Object> config = producerConfig();
-        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "cognition-cli-" + verb + "-" + UUID.randomUUID());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(),
-                new ByteArraySerializer())) {
-            producer.initTransactions();
-            producer.beginTransaction();
-            try {
-                for (int sent = 0; sent < requests.size(); sent++) {
-                    producer.send(record(requests.get(sent)));
-                    progress(verb, sent + 1, requests.size(), every, err);
-                }
-                producer.commitTransaction();
-            } catch (KafkaException e) {
-                producer.abortTransaction();
-                throw e;
-            }
-        }
+        Transactions.sendAll(cluster.clientConfig(), verb, requests.stream().map(this::record).toList(),
+                sent -> progress(verb, sent, requests.size(), every, err));
     }
 
     /**
@@ -198,57 +177,20 @@ final class Timeline {
     }
 
     private Map<String, Object> producerConfig() {
-        Map<String, Object> config = new HashMap<>(cluster.clientConfig());
-        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
-        return config;
+        return Transactions.producerConfig(cluster.clientConfig());
     }
 
     private Properties consumerConfig() {
-        Properties props = new Properties();
-        props.putAll(cluster.clientConfig());
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        return props;
+        return TopicReader.consumerConfig(cluster.clientConfig());
     }
 
     private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, Topic<?, ?> topic) {
-        return consumer.partitionsFor(topic.name(), READ_TIMEOUT).stream()
-                .map(info -> new TopicPartition(topic.name(), info.partition())).toList();
+        return TopicReader.partitions(consumer, topic.name());
     }
 
     private <V> void readToEnd(Topic<String, V> topic, Optional<Instant> from,
                                Consumer<ConsumerRecord<byte[], byte[]>> each) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = partitions(consumer, topic);
-            consumer.assign(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, READ_TIMEOUT);
-            consumer.seekToBeginning(partitions);
-            if (from.isPresent()) {
-                Map<TopicPartition, Long> at = new HashMap<>();
-                partitions.forEach(partition -> at.put(partition, from.get().toEpochMilli()));
-                for (Map.Entry<TopicPartition, OffsetAndTimestamp> found
-                        : consumer.offsetsForTimes(at, READ_TIMEOUT).entrySet()) {
-                    // No record at or after the time: nothing to read there.
-                    consumer.seek(found.getKey(), found.getValue() != null ? found.getValue().offset()
-                            : end.get(found.getKey()));
-                }
-            }
-            long lastRecord = System.nanoTime();
-            while (partitions.stream().anyMatch(partition -> consumer.position(partition) < end.get(partition))) {
-                if (System.nanoTime() - lastRecord > READ_TIMEOUT.toNanos()) {
-                    throw new IllegalStateException("no record of " + topic.name() + " arrived for "
-                            + READ_TIMEOUT.toSeconds() + " s before its end");
-                }
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    lastRecord = System.nanoTime();
-                    if (record.offset() < end.get(new TopicPartition(record.topic(), record.partition()))) {
-                        each.accept(record);
-                    }
-                }
-            }
-        }
+        TopicReader.readToEnd(cluster.clientConfig(), topic.name(), from, each);
     }
 
     private static String key(ConsumerRecord<byte[], byte[]> record) {

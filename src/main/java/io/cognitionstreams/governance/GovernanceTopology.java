@@ -17,6 +17,7 @@ import org.apache.kafka.streams.state.Stores;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.schema.Identity;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.Skill;
@@ -26,8 +27,9 @@ import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.GlobalMirror;
 
 /**
- * The records every instance holds as shared truth, in global stores: skills and identity (governed), episodic
- * memory and the executors' tools. Here they are read as an ordinary stream task: each accepted change of a skill or of identity is a
+ * The records every instance holds as shared truth, in global stores: skills, identity and personas (governed),
+ * episodic memory and the executors' tools. Here they are read as an ordinary stream task: each accepted change of a
+ * skill, a persona or of identity is a
  * {@value AuditTrail#EVENT} event with its old and new version, and each record the other capabilities' mirrors
  * skip (bytes that do not decode, a record their check refuses) is dead-lettered here, once, in this task's
  * exactly-once transaction. The mirrors run on global threads, which cannot write a letter ({@link GlobalMirror}),
@@ -49,7 +51,10 @@ public final class GovernanceTopology {
         KStream<String, PipelineEvent> identity = audit(builder, topics.identity, IdentityGovernance.CHECK,
                 version -> String.valueOf(version.getVersion()),
                 version -> Optional.of(String.join(" and ", version.getAuthors())));
+        KStream<String, PipelineEvent> personas = audit(builder, topics.personas, PersonaRules.CHECK,
+                Persona::getVersion, persona -> Optional.empty());
         skills.merge(identity, Named.as("governance-changes"))
+                .merge(personas, Named.as("governance-persona-changes"))
                 .to(topics.events.name(), topics.events.produced());
         // Memories change with every THOUGHT_SEED, tools with every executor start: guarded, not audited.
         GlobalMirror.guard(builder, topics.memory, MemoryEntries::refuse);

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.cognitionstreams.prompt.ModelClient;
+import io.cognitionstreams.schema.ChatToolCall;
 
 /**
  * Any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp server, hosted APIs).
@@ -49,7 +50,23 @@ public final class OpenAiChatModel implements ModelClient {
         body.put("temperature", 0);
         ArrayNode messages = body.putArray("messages");
         for (PromptMessage message : prompt) {
-            messages.addObject().put("role", message.role()).put("content", message.content());
+            ObjectNode rendered = messages.addObject().put("role", message.role());
+            if (message.toolCalls().isEmpty() || !message.content().isEmpty()) {
+                rendered.put("content", message.content());
+            } else {
+                // An assistant message that only calls tools has no content, in the form the API itself returns.
+                rendered.putNull("content");
+            }
+            if (message.toolCallId() != null) {
+                rendered.put("tool_call_id", message.toolCallId());
+            }
+            if (!message.toolCalls().isEmpty()) {
+                ArrayNode calls = rendered.putArray("tool_calls");
+                for (ChatToolCall call : message.toolCalls()) {
+                    calls.addObject().put("id", call.getId()).put("type", "function").putObject("function")
+                            .put("name", call.getName()).put("arguments", call.getArguments());
+                }
+            }
         }
         HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
                 .timeout(timeout)

@@ -6,8 +6,11 @@ import java.util.Locale;
 
 import io.cognitionstreams.prompt.ModelClient.PromptMessage;
 import io.cognitionstreams.schema.ChatMessage;
+import io.cognitionstreams.schema.ChatRole;
+import io.cognitionstreams.schema.ChatToolCall;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.PacketHeader;
+import io.cognitionstreams.tokens.TokenCounter;
 
 /**
  * Turns a packet into chat messages. Only header and payload text is rendered: the meta header (packet_id,
@@ -25,10 +28,42 @@ public final class PromptRenderer {
         List<PromptMessage> messages = new ArrayList<>();
         messages.add(new PromptMessage("system", systemPrompt(packet.getHeader())));
         for (ChatMessage message : packet.getPayload().getHistory()) {
-            messages.add(new PromptMessage(message.getRole().name().toLowerCase(Locale.ROOT), message.getContent()));
+            messages.add(new PromptMessage(message.getRole().name().toLowerCase(Locale.ROOT), message.getContent(),
+                    message.getRole() == ChatRole.TOOL ? message.getToolCallId() : null, calls(message)));
         }
         messages.add(new PromptMessage("user", packet.getPayload().getUserPrompt()));
         return messages;
+    }
+
+    /**
+     * The calls an ASSISTANT message makes: its {@code tool_calls}, or the one call of the older form, a
+     * {@code tool_call_id} alone, whose function is its {@code name} when recorded.
+     */
+    public static List<ChatToolCall> calls(ChatMessage message) {
+        if (message.getRole() != ChatRole.ASSISTANT) {
+            return List.of();
+        }
+        if (!message.getToolCalls().isEmpty() || message.getToolCallId() == null) {
+            return message.getToolCalls();
+        }
+        return List.of(ChatToolCall.newBuilder().setId(message.getToolCallId())
+                .setName(message.getName() != null ? message.getName() : "tool").build());
+    }
+
+    /**
+     * Tokens of a history message as the model reads it: its content, and the name and arguments of each call it
+     * makes. The chat framing of each message is {@link #MESSAGE_OVERHEAD}, counted apart.
+     */
+    public static int tokens(ChatMessage message, TokenCounter counter) {
+        int tokens = counter.count(message.getContent());
+        if (!message.getToolCalls().isEmpty()) {
+            StringBuilder calls = new StringBuilder();
+            for (ChatToolCall call : message.getToolCalls()) {
+                calls.append(call.getName()).append('(').append(call.getArguments()).append(")\n");
+            }
+            tokens += counter.count(calls.toString());
+        }
+        return tokens;
     }
 
     /**

@@ -17,9 +17,11 @@ import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
@@ -53,12 +55,14 @@ public final class Topics {
     public static final String TOOL_LEDGER = "tool.ledger";
     public static final String COGNITION_TOOLS = "cognition.tools";
     public static final String SESSION_CONTROL = "session.control";
+    public static final String SESSION_IMPORTS = "session.imports";
     public static final String COUNCIL_MESSAGES = "council.messages";
     public static final String COUNCIL_DECISIONS = "council.decisions";
     public static final String COUNCIL_ROLES = "council.roles";
     public static final String COGNITION_CHECKPOINTS = "cognition.checkpoints";
     public static final String COGNITION_SKILLS = "cognition.skills";
     public static final String COGNITION_IDENTITY = "cognition.identity";
+    public static final String COGNITION_PERSONAS = "cognition.personas";
     public static final String COGNITION_MEMORY = "cognition.memory";
     public static final String COGNITION_EVENTS = "cognition.events";
     public static final String COGNITION_DLQ = "cognition.dlq";
@@ -96,12 +100,14 @@ public final class Topics {
     public final Topic<String, ToolLedgerEntry> toolLedger;
     public final Topic<String, ToolDescriptor> tools;
     public final Topic<String, SessionControl> sessionControl;
+    public final Topic<String, HistoryImport> sessionImports;
     public final Topic<String, CouncilMessage> councilMessages;
     public final Topic<String, CouncilDecision> councilDecisions;
     public final Topic<String, RoleStatus> councilRoles;
     public final Topic<String, Checkpoint> checkpoints;
     public final Topic<String, Skill> skills;
     public final Topic<String, Identity> identity;
+    public final Topic<String, Persona> personas;
     public final Topic<String, MemoryEntry> memory;
     public final Topic<String, PipelineEvent> events;
     public final Topic<String, DeadLetter> deadLetters;
@@ -147,6 +153,8 @@ public final class Topics {
                 "executors (what their MCP servers list) -> assembly (the tools index layer)");
         sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(), SESSION,
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
+        sessionImports = add(SESSION_IMPORTS, HistoryImport.class, Map.of(), SESSION,
+                "`cognition session import` -> assembly (appends to the session's history)");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(), COUNCIL,
                 "council roles, routing and AutoFix escalations, the council's clock ticks and escalations -> "
                         + "council, Prime");
@@ -162,6 +170,9 @@ public final class Topics {
                 "`cognition skills load` -> assembly, gatekeeper (global tables), governance (audit, letters)");
         identity = add(COGNITION_IDENTITY, Identity.class, COMPACTED, TopicKey.fixed(IDENTITY_KEY),
                 "`cognition identity set` (governance only) -> assembly (global table), "
+                        + "governance (audit, letters)");
+        personas = add(COGNITION_PERSONAS, Persona.class, COMPACTED, "name",
+                "`cognition persona load`, `run` at start (the built-ins it lacks) -> assembly (global table), "
                         + "governance (audit, letters)");
         memory = add(COGNITION_MEMORY, MemoryEntry.class, COMPACTED, "block_id",
                 "assembly (embeds channel.memory) -> assembly's episodic memory (global store), "

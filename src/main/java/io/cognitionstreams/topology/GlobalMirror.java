@@ -1,7 +1,11 @@
 package io.cognitionstreams.topology;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -17,6 +21,7 @@ import org.apache.kafka.streams.state.Stores;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.telemetry.IntervalLog;
@@ -113,6 +118,39 @@ public final class GlobalMirror {
     public static <V> void guard(StreamsBuilder builder, Topic<String, V> topic, Check<V> check) {
         builder.stream(topic.name(), topic.consumed())
                 .process(() -> new Guard<>(check), Named.as("guard-" + topic.name()));
+    }
+
+    /**
+     * What every instance's mirror of {@code topic} holds now, by key, read with a plain consumer (read_committed,
+     * to where the topic ends): for commands that show governed records as the app applies them. Records the mirror
+     * would skip are skipped here too.
+     */
+    public static <V> SortedMap<String, V> snapshot(Map<String, Object> clientConfig, Topic<String, V> topic,
+                                                    Check<V> check) {
+        SortedMap<String, V> held = new TreeMap<>();
+        Deserializer<V> values = topic.valueSerde().deserializer();
+        TopicReader.readToEnd(clientConfig, topic.name(), Optional.empty(), record -> {
+            String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+            if (key == null) {
+                return;
+            }
+            if (record.value() == null) {
+                if (check.refuseDeletion(key).isEmpty()) {
+                    held.remove(key);
+                }
+                return;
+            }
+            V value;
+            try {
+                value = values.deserialize(topic.name(), record.headers(), record.value());
+            } catch (RuntimeException e) {
+                return;
+            }
+            if (check.refuse(key, value).isEmpty()) {
+                held.put(key, value);
+            }
+        });
+        return held;
     }
 
     /** Applies one record to the store; never throws, because nothing on the global thread may. */

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.CompressionResult;
+import io.cognitionstreams.assembly.history.ChatImport;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.prompt.PromptRenderer;
@@ -30,9 +31,11 @@ import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.HistoryEntry;
+import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.ChatMessage;
+import io.cognitionstreams.schema.ChatToolCall;
 import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.DeadLetter;
@@ -41,6 +44,7 @@ import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionState;
@@ -87,6 +91,7 @@ class AssemblyTopologyTest {
     private TestInputTopic<String, LlmOutput> outputs;
     private TestInputTopic<String, Skill> skills;
     private TestInputTopic<String, Identity> identities;
+    private TestInputTopic<String, Persona> personas;
     private TestInputTopic<String, ToolDecision> decisions;
     private TestOutputTopic<String, CognitionPacket> packets;
     private TestOutputTopic<String, PipelineEvent> events;
@@ -109,6 +114,7 @@ class AssemblyTopologyTest {
         outputs = TopicDriver.input(started, topics.llmOutputs);
         skills = TopicDriver.input(started, topics.skills);
         identities = TopicDriver.input(started, topics.identity);
+        personas = TopicDriver.input(started, topics.personas);
         decisions = TopicDriver.input(started, topics.toolDecisions);
         packets = TopicDriver.output(started, topics.packets);
         events = TopicDriver.output(started, topics.events);
@@ -462,6 +468,76 @@ class AssemblyTopologyTest {
     }
 
     @Test
+    void aLoadedPersonaShapesTheNextPacketWithItsToneAndConstraintsAndANewVersionTheOneAfter() {
+        personas.pipeInput("mentor", Persona.newBuilder().setName("mentor").setRole("You are a patient mentor.")
+                .setTone("warm").setConstraints(List.of("Never mock a question.")).build());
+        requests.pipeInput("s1", Records.request("s1", "explain rebase").setPersona("mentor").build());
+        personas.pipeInput("mentor", Persona.newBuilder().setName("mentor").setVersion("2.0.0")
+                .setRole("You are a strict mentor.").build());
+        requests.pipeInput("s1", Records.request("s1", "and merge?").setRequestId("r2").setPersona("mentor").build());
+
+        assertThat(packets.readValuesToList()).extracting(p -> p.getHeader().getPersona()).containsExactly(
+                "<role>You are a patient mentor.</role>\nTone: warm\nConstraints:\n- Never mock a question.",
+                "<role>You are a strict mentor.</role>");
+        assertThat(events.readValuesToList()).filteredOn(e -> e.getType().equals(Events.CONTEXT_ASSEMBLED))
+                .extracting(e -> e.getAttributes().get("persona")).containsExactly("mentor 1.0.0", "mentor 2.0.0");
+    }
+
+    @Test
+    void withNoPersonaLoadedARequestNamingNoneGetsTheBuiltInDefault() {
+        requests.pipeInput("s1", Records.request("s1", "hello").build());
+
+        assertThat(packets.readValue().getHeader().getPersona())
+                .isEqualTo("<role>You are a careful, helpful assistant.</role>");
+    }
+
+    @Test
+    void anUnknownPersonaIsOneDeadLetterNamingTheKnownOnesNeverTheDefault() {
+        personas.pipeInput("mentor", Persona.newBuilder().setName("mentor").setRole("You are a mentor.").build());
+        requests.pipeInput("s1", Records.request("s1", "hello").setPersona("mentr").build());
+
+        assertThat(packets.isEmpty()).isTrue();
+        assertThat(events.isEmpty()).isTrue();
+        List<DeadLetter> letters = deadLetters.readValuesToList();
+        assertThat(letters).hasSize(1);
+        assertThat(letters.get(0).getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
+        assertThat(letters.get(0).getReason()).contains("unknown persona 'mentr'; known: [assistant, mentor]");
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get("s1")).as("a refused request leaves no trace in the session").isNull();
+    }
+
+    @Test
+    void anImportedConversationWithParallelCallsIsAssembledWithEachResultBesideItsCall() throws Exception {
+        TestInputTopic<String, HistoryImport> imports = TopicDriver.input(driver, topics.sessionImports);
+        ChatImport conversation = new ChatImport();
+        List<String> lines = java.nio.file.Files.readAllLines(Path.of(
+                "src/test/resources/session-import/parallel-calls.jsonl"));
+        for (int i = 0; i < lines.size(); i++) {
+            conversation.add(i + 1, lines.get(i));
+        }
+        assertThat(conversation.finish()).isEmpty();
+        List<ChatImport.Line> messages = conversation.messages();
+        for (int i = 0; i < messages.size(); i++) {
+            imports.pipeInput("s1", HistoryImport.newBuilder().setImportId("i1").setSessionId("s1").setIndex(i)
+                    .setCount(messages.size()).setMessage(messages.get(i).message()).setTimestamp(Records.T0).build());
+        }
+
+        requests.pipeInput("s1", Records.request("s1", "Tag the release then.").build());
+
+        List<ChatMessage> history = packets.readValue().getPayload().getHistory();
+        assertThat(history).extracting(ChatMessage::getRole, ChatMessage::getToolCallId).containsExactly(
+                tuple(ChatRole.SYSTEM, null), tuple(ChatRole.USER, null), tuple(ChatRole.ASSISTANT, null),
+                tuple(ChatRole.TOOL, "call_tag"), tuple(ChatRole.TOOL, "call_build"), tuple(ChatRole.ASSISTANT, null));
+        assertThat(history.get(2).getToolCalls()).extracting(ChatToolCall::getId)
+                .containsExactly("call_build", "call_tag");
+        assertThat(history.get(4).getContent()).isEqualTo("main: green (build 812)");
+        assertThat(history).allSatisfy(message -> assertThat(message.getTokenCount())
+                .isEqualTo(PromptRenderer.tokens(message, o200k)));
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get("s1").getNextSequence()).as("six imported, then the prompt").isEqualTo(7L);
+    }
+
+    @Test
     void aDeniedToolCallPutsTheSkillsProtocolInFrontOfTheModelOnTheNextPacketOnly() {
         decisions.pipeInput("s1", ToolDecision.newBuilder()
                 .setCall(ToolCall.newBuilder().setCallId("c1").setSessionId("s1").setCaller("git").setSkill("git")
@@ -486,7 +562,10 @@ class AssemblyTopologyTest {
         PipelineEvent error = events.readValue();
         assertThat(error.getType()).isEqualTo(Events.TOKEN_BUDGET_ERROR);
         assertThat(error.getAttributes()).containsEntry("field", "user_prompt");
-        DeadLetter letter = deadLetters.readValue();
+        var keyed = deadLetters.readKeyValue();
+        assertThat(keyed.key).as("keyed by where the request was, as every letter").isEqualTo(
+                Topics.COGNITION_REQUESTS + "-0@0");
+        DeadLetter letter = keyed.value;
         assertThat(letter.getErrorKind()).isEqualTo(ErrorKind.VALIDATION);
         assertThat(letter.getReason()).startsWith("TokenBudgetError: user_prompt needs");
         assertThat(letter.getSourceTopic()).isEqualTo(Topics.COGNITION_REQUESTS);

@@ -22,6 +22,7 @@ import io.cognitionstreams.assembly.ContextLayers;
 import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.IdentityDefaults;
 import io.cognitionstreams.assembly.PacketAssembler;
+import io.cognitionstreams.assembly.Personas;
 import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
@@ -68,8 +69,8 @@ public class AssemblyBench {
         CognitionRequest request = CognitionRequest.newBuilder().setRequestId("r").setSessionId("s")
                 .setUserPrompt("Summarize what we decided about the release and what is left to do.")
                 .setActiveSkill("git").setTargetModel("gpt-4o").setTimestamp(java.time.Instant.EPOCH).build();
-        input = new AssemblyInput(request, IdentityDefaults.TEXT, Optional.of(skill), () -> List.of(skill),
-                AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
+        input = new AssemblyInput(request, IdentityDefaults.TEXT, Personas.defaultPersona(), Optional.of(skill),
+                () -> List.of(skill), AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
         CognitionPacket sample = assembler.assemble(input).packet();
         System.out.printf("%n%d turns: packet of %d/%d tokens, %d history messages%n", turns,
                 sample.getTotalTokens(), sample.getMtu(), sample.getPayload().getHistory().size());

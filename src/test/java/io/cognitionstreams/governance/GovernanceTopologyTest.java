@@ -22,6 +22,7 @@ import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.testing.Drivers;
@@ -41,6 +42,7 @@ class GovernanceTopologyTest {
     private TestInputTopic<String, Skill> skills;
     private TestInputTopic<String, Identity> identity;
     private TestInputTopic<String, MemoryEntry> memory;
+    private TestInputTopic<String, Persona> personas;
     private TestOutputTopic<String, PipelineEvent> events;
     private TestOutputTopic<String, DeadLetter> letters;
 
@@ -52,6 +54,7 @@ class GovernanceTopologyTest {
         skills = TopicDriver.input(driver, topics.skills);
         identity = TopicDriver.input(driver, topics.identity);
         memory = TopicDriver.input(driver, topics.memory);
+        personas = TopicDriver.input(driver, topics.personas);
         events = TopicDriver.output(driver, topics.events);
         letters = TopicDriver.output(driver, topics.deadLetters);
     }
@@ -110,6 +113,26 @@ class GovernanceTopologyTest {
                                         + "prime) changes it"));
         assertThat(events.readValuesToList()).extracting(PipelineEvent::getMessage)
                 .containsExactly("cognition.skills git changed from version 1.0.0 to 1.2.0");
+    }
+
+    @Test
+    void personasAreAuditedAsSkillsAreAndOneWithoutARoleOrUnderAnotherNameIsDeadLettered() {
+        personas.pipeInput("mentor", persona("mentor", "1.0.0", "You are a patient mentor."));
+        personas.pipeInput("mentor", persona("mentor", "1.1.0", " "));
+        personas.pipeInput("coach", persona("mentor", "2.0.0", "You are a coach."));
+        personas.pipeInput("mentor", null);
+
+        assertThat(events.readValuesToList()).extracting(PipelineEvent::getMessage).containsExactly(
+                "cognition.personas mentor added at version 1.0.0",
+                "cognition.personas mentor deleted (was version 1.0.0)");
+        assertThat(letters.readValuesToList()).extracting(DeadLetter::getSourceTopic, DeadLetter::getReason)
+                .containsExactly(
+                        tuple(Topics.COGNITION_PERSONAS, "persona mentor has no role: say who the model plays"),
+                        tuple(Topics.COGNITION_PERSONAS, "the record keyed coach names persona mentor"));
+    }
+
+    private static Persona persona(String name, String version, String role) {
+        return Persona.newBuilder().setName(name).setVersion(version).setRole(role).setTimestamp(T).build();
     }
 
     private static Skill skill(String name, String version) {

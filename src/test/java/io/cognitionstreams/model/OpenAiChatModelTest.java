@@ -20,6 +20,7 @@ import com.sun.net.httpserver.HttpServer;
 
 import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.prompt.ModelClient.PromptMessage;
+import io.cognitionstreams.schema.ChatToolCall;
 
 
 /**
@@ -74,6 +75,27 @@ class OpenAiChatModelTest {
         assertThat(sent.path("messages").toString())
                 .isEqualTo("[{\"role\":\"system\",\"content\":\"rules\"},{\"role\":\"user\",\"content\":\"hi\"}]");
         assertThat(authorizations).containsExactly("Bearer k-123");
+    }
+
+    @Test
+    void parallelToolCallsAndTheirResultsAreSentInTheChatFormatsPairing() throws Exception {
+        answer = "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"RESPONSE: both read\"}}]}";
+        List<ChatToolCall> calls = List.of(
+                ChatToolCall.newBuilder().setId("c1").setName("read").setArguments("{\"path\":\"a\"}").build(),
+                ChatToolCall.newBuilder().setId("c2").setName("read").setArguments("{\"path\":\"b\"}").build());
+
+        client(null).complete("gpt-4o", List.of(new PromptMessage("user", "read a and b"),
+                new PromptMessage("assistant", "", null, calls), new PromptMessage("tool", "A", "c1", List.of()),
+                new PromptMessage("tool", "B", "c2", List.of())));
+
+        assertThat(requests.get(0).path("messages").toString()).isEqualTo("[{\"role\":\"user\",\"content\":"
+                + "\"read a and b\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+                + "{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"read\",\"arguments\":"
+                + "\"{\\\"path\\\":\\\"a\\\"}\"}},"
+                + "{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"read\",\"arguments\":"
+                + "\"{\\\"path\\\":\\\"b\\\"}\"}}]},"
+                + "{\"role\":\"tool\",\"content\":\"A\",\"tool_call_id\":\"c1\"},"
+                + "{\"role\":\"tool\",\"content\":\"B\",\"tool_call_id\":\"c2\"}]");
     }
 
     @Test

@@ -23,6 +23,7 @@ import io.cognitionstreams.assembly.FieldBudgets;
 import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.IdentityDefaults;
 import io.cognitionstreams.assembly.PacketAssembler;
+import io.cognitionstreams.assembly.Personas;
 import io.cognitionstreams.assembly.RequestValidator;
 import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.assembly.TokenBudgetException;
@@ -67,8 +68,8 @@ class BudgetPropertiesTest {
         CognitionRequest request = Records.request("s1", prompt).setMtu(mtu).setTargetModel(model).build();
         List<ChatMessage> newestFirst = new ArrayList<>(history);
         Collections.reverse(newestFirst);
-        AssemblyInput input = new AssemblyInput(request, IdentityDefaults.TEXT, Optional.empty(), List::of,
-                AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
+        AssemblyInput input = new AssemblyInput(request, IdentityDefaults.TEXT, Personas.defaultPersona(),
+                Optional.empty(), List::of, AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
 
         CognitionPacket packet;
         try {

@@ -33,9 +33,11 @@ import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoleState;
 import io.cognitionstreams.schema.RoutedBlock;
@@ -79,9 +81,11 @@ class HostileInputIT {
         INPUTS.put(Topics.TOOL_RESULTS, ToolResult.class);
         INPUTS.put(Topics.COGNITION_TOOLS, ToolDescriptor.class);
         INPUTS.put(Topics.SESSION_CONTROL, SessionControl.class);
+        INPUTS.put(Topics.SESSION_IMPORTS, HistoryImport.class);
         INPUTS.put(Topics.COUNCIL_MESSAGES, CouncilMessage.class);
         INPUTS.put(Topics.COGNITION_SKILLS, Skill.class);
         INPUTS.put(Topics.COGNITION_IDENTITY, Identity.class);
+        INPUTS.put(Topics.COGNITION_PERSONAS, Persona.class);
         INPUTS.put(Topics.COGNITION_MEMORY, MemoryEntry.class);
         INPUTS.put(Topics.channelTopic(Channel.MEMORY), RoutedBlock.class);
     }

@@ -8,8 +8,10 @@ import java.util.Optional;
 
 import io.cognitionstreams.assembly.AssemblyInput;
 import io.cognitionstreams.assembly.IdentityDefaults;
+import io.cognitionstreams.assembly.Personas;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.Persona;
 
 /** Valid records to start tests from; each test changes only what it is about. */
 public final class Records {
@@ -30,8 +32,14 @@ public final class Records {
 
     /** A request as assembly sees it with nothing in the stores: default identity, no skills, no history. */
     public static AssemblyInput input(CognitionRequest request) {
-        return new AssemblyInput(request, IdentityDefaults.TEXT, Optional.empty(), List::of,
+        return new AssemblyInput(request, IdentityDefaults.TEXT, builtInPersona(request), Optional.empty(), List::of,
                 AssemblyInput.MemorySearch.NONE, Collections::emptyIterator, Optional.empty());
+    }
+
+    /** The built-in persona the request names, as `run` ships them; the default one when it names none. */
+    public static Persona builtInPersona(CognitionRequest request) {
+        return request.getPersona() == null ? Personas.defaultPersona()
+                : Personas.builtIns(T0).get(request.getPersona());
     }
 
     public static LlmOutput.Builder output(String session, String text) {

@@ -295,6 +295,23 @@ class TimeTravelTopologyTest {
         assertThat(council.readValue().getContent()).contains("no longer kept");
     }
 
+    @Test
+    void answersWithoutACheckpointAreCountedInAMetricNotCheckedAndNotAnEventEach() {
+        start(AutoFixPolicy.defaults());
+        for (int i = 0; i < 1000; i++) {
+            outputs.pipeInput("s1", Records.output("s1", "RESPONSE: answer " + i).setPacketId("p" + i).build(),
+                    tick());
+        }
+
+        Object total = driver.metrics().entrySet().stream()
+                .filter(metric -> metric.getKey().name().equals(TimeTravelTopology.UNCHECKED_METRIC + "-total"))
+                .map(metric -> metric.getValue().metricValue()).findFirst().orElseThrow();
+        assertThat(total).isEqualTo(1000.0);
+        assertThat(events.isEmpty()).isTrue();
+        assertThat(checkpoints.isEmpty()).isTrue();
+        assertThat(retries.isEmpty()).isTrue();
+    }
+
     private CognitionRequest.Builder verification(String requestId) {
         return Records.request("s1", "Verify the canary").setRequestId(requestId).setPersona("developer")
                 .setTaskInstructionKey("verification");

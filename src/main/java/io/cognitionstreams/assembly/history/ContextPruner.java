@@ -1,9 +1,14 @@
 package io.cognitionstreams.assembly.history;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
+import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.prompt.RecoveryLesson;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
@@ -12,24 +17,25 @@ import io.cognitionstreams.tokens.TokenCounter;
 /**
  * Shrinks a session's history before it is sent to a model, and before an AutoFix retry.
  *
- * <p><b>Tool calls in this schema.</b> {@link ChatMessage} has a single {@code tool_call_id} and no list of calls,
- * so an ASSISTANT message whose {@code tool_call_id} is set declares one tool call with that id. Its results are
- * the TOOL messages that directly follow it and carry the same id; there may be several. An exchange is that
- * ASSISTANT message with its run of results.
+ * <p><b>Tool calls in this schema.</b> An ASSISTANT message makes the calls in its {@code tool_calls}, several at
+ * once for parallel calls (or, in the form before {@code tool_calls} existed, the one call its {@code tool_call_id}
+ * names). Their results are the TOOL messages that directly follow it, each with {@code tool_call_id} = the id of
+ * one of its calls; a call may have several. An exchange is that ASSISTANT message with its run of results.
  *
  * <p><b>Output rules.</b> An OpenAI-compatible endpoint refuses a {@code tool} message that does not answer a call
  * of the assistant message before it, and an assistant call left without an answer. So every output satisfies:
  * <ul>
- *   <li>each TOOL message is preceded, through a run of TOOL messages only, by an ASSISTANT message with the same
- *       non-null {@code tool_call_id};</li>
- *   <li>each ASSISTANT message with a {@code tool_call_id} is directly followed by a TOOL message with that id.</li>
+ *   <li>each TOOL message is preceded, through a run of TOOL messages only, by an ASSISTANT message that makes a
+ *       call with its {@code tool_call_id};</li>
+ *   <li>each call of an ASSISTANT message is answered by a TOOL message of the run that directly follows it.</li>
  * </ul>
  * Input that breaks them is repaired, never dropped. A TOOL message with no such call before it (its call was
- * pruned upstream, a SYSTEM or USER message came in between, or the call was an EXECUTE line of the assistant's
- * text rather than a native tool call, which is how the executor's results arrive) becomes a USER message whose
- * content starts with a note naming the tool and the call. It keeps {@code name} and {@code tool_call_id}, the
- * record of which call it answers: a model is sent only role and content, so they cannot break a chat API's
- * pairing rules. An ASSISTANT call with no result after it keeps its content and loses its {@code tool_call_id}.
+ * pruned upstream, a SYSTEM or USER message came in between, it carries another id, or the call was an EXECUTE
+ * line of the assistant's text rather than a native tool call, which is how the executor's results arrive) becomes
+ * a USER message whose content starts with a note naming the tool and the call. It keeps {@code name} and
+ * {@code tool_call_id}, the record of which call it answers: a USER message is sent with role and content only, so
+ * they cannot break a chat API's pairing rules. A call with no result after it is removed from its ASSISTANT
+ * message, which keeps its content and its answered calls.
  *
  * <p><b>Pruning.</b> Nothing is reordered or dropped.
  * <ul>
@@ -95,30 +101,38 @@ public final class ContextPruner {
     public List<ChatMessage> prune(List<ChatMessage> history) {
         int size = history.size();
         boolean[] orphan = new boolean[size];
-        boolean[] unanswered = new boolean[size];
-        String openCall = null;
-        for (int i = 0; i < size; i++) {
+        List<Set<String>> unanswered = new ArrayList<>(Collections.nCopies(size, Set.of()));
+        int i = 0;
+        while (i < size) {
             ChatMessage message = history.get(i);
-            String id = message.getToolCallId();
-            switch (message.getRole()) {
-                case ASSISTANT -> {
-                    openCall = id != null && answers(history, i + 1, id) ? id : null;
-                    unanswered[i] = id != null && openCall == null;
-                }
-                case TOOL -> {
-                    orphan[i] = openCall == null || !openCall.equals(id);
-                    if (orphan[i]) {
-                        // It becomes a USER message, which ends the run: later results of the call are orphans too.
-                        openCall = null;
-                    }
-                }
-                default -> openCall = null;
+            if (message.getRole() == ChatRole.TOOL) {
+                // Not reached from a call's run of results: nothing before it asked for it.
+                orphan[i++] = true;
+                continue;
             }
+            if (message.getRole() != ChatRole.ASSISTANT) {
+                i++;
+                continue;
+            }
+            Set<String> open = new LinkedHashSet<>();
+            PromptRenderer.calls(message).forEach(call -> open.add(call.getId()));
+            Set<String> answered = new HashSet<>();
+            int next = i + 1;
+            // Its results follow it through TOOL messages only; the first one that answers no call of it, and
+            // every TOOL message after that in the run, is an orphan (it becomes a USER message, ending the run).
+            while (next < size && history.get(next).getRole() == ChatRole.TOOL
+                    && open.contains(history.get(next).getToolCallId())) {
+                answered.add(history.get(next).getToolCallId());
+                next++;
+            }
+            open.removeAll(answered);
+            unanswered.set(i, open);
+            i = next;
         }
         int start = workingMemoryStart(history, orphan);
         List<ChatMessage> pruned = new ArrayList<>(size);
-        for (int i = 0; i < size; i++) {
-            pruned.add(rewrite(history.get(i), i < start, orphan[i], unanswered[i]));
+        for (int m = 0; m < size; m++) {
+            pruned.add(rewrite(history.get(m), m < start, orphan[m], unanswered.get(m)));
         }
         return List.copyOf(pruned);
     }
@@ -128,11 +142,8 @@ public final class ContextPruner {
         List<ChatMessage> lessonless = history.stream().filter(message -> !isRecoveryLesson(message)).toList();
         List<ChatMessage> pruned = new ArrayList<>(prune(lessonless));
         String lesson = lessonText(error);
-        pruned.add(ChatMessage.newBuilder()
-                .setRole(ChatRole.USER)
-                .setContent(lesson)
-                .setTokenCount(count(lesson))
-                .build());
+        ChatMessage message = ChatMessage.newBuilder().setRole(ChatRole.USER).setContent(lesson).build();
+        pruned.add(ChatMessage.newBuilder(message).setTokenCount(count(message)).build());
         return List.copyOf(pruned);
     }
 
@@ -166,14 +177,6 @@ public final class ContextPruner {
         return "[output of " + tool + (callId == null ? "" : ", call " + callId) + "]\n";
     }
 
-    private static boolean answers(List<ChatMessage> history, int index, String callId) {
-        if (index >= history.size()) {
-            return false;
-        }
-        ChatMessage next = history.get(index);
-        return next.getRole() == ChatRole.TOOL && callId.equals(next.getToolCallId());
-    }
-
     /** Index of the first working-memory message; everything before it is the archive. */
     private int workingMemoryStart(List<ChatMessage> history, boolean[] orphan) {
         int start = history.size();
@@ -192,7 +195,7 @@ public final class ContextPruner {
         return start;
     }
 
-    private ChatMessage rewrite(ChatMessage message, boolean archived, boolean orphan, boolean unanswered) {
+    private ChatMessage rewrite(ChatMessage message, boolean archived, boolean orphan, Set<String> unanswered) {
         String content = message.getContent();
         if (archived && message.getRole() == ChatRole.TOOL) {
             content = truncate(content);
@@ -201,20 +204,25 @@ public final class ContextPruner {
             content = orphanNote(message.getName(), message.getToolCallId()) + content;
         }
         boolean changed = !content.equals(message.getContent());
-        if (!changed && !orphan && !unanswered) {
+        if (!changed && !orphan && unanswered.isEmpty()) {
             return message;
         }
         ChatMessage.Builder copy = ChatMessage.newBuilder(message).setContent(content);
         if (orphan) {
             copy.setRole(ChatRole.USER);
         }
-        if (unanswered) {
-            copy.setToolCallId(null);
+        if (!unanswered.isEmpty()) {
+            if (unanswered.contains(message.getToolCallId())) {
+                copy.setToolCallId(null);
+            }
+            copy.setToolCalls(message.getToolCalls().stream()
+                    .filter(call -> !unanswered.contains(call.getId())).toList());
         }
-        if (changed) {
-            copy.setTokenCount(count(content));
+        ChatMessage rewritten = copy.build();
+        if (changed || !unanswered.isEmpty()) {
+            return ChatMessage.newBuilder(rewritten).setTokenCount(count(rewritten)).build();
         }
-        return copy.build();
+        return rewritten;
     }
 
     private String truncate(String content) {
@@ -226,7 +234,7 @@ public final class ContextPruner {
         return cut.length() < content.length() ? cut : content;
     }
 
-    private Integer count(String text) {
-        return counter == null ? null : counter.count(text);
+    private Integer count(ChatMessage message) {
+        return counter == null ? null : PromptRenderer.tokens(message, counter);
     }
 }

@@ -2,6 +2,7 @@ package io.cognitionstreams.assembly.history;
 
 import static io.cognitionstreams.assembly.history.Histories.assistant;
 import static io.cognitionstreams.assembly.history.Histories.call;
+import static io.cognitionstreams.assembly.history.Histories.calls;
 import static io.cognitionstreams.assembly.history.Histories.encodesAsUtf8;
 import static io.cognitionstreams.assembly.history.Histories.hasLoneSurrogate;
 import static io.cognitionstreams.assembly.history.Histories.pairingViolations;
@@ -10,6 +11,7 @@ import static io.cognitionstreams.assembly.history.Histories.system;
 import static io.cognitionstreams.assembly.history.Histories.user;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
+import io.cognitionstreams.schema.ChatToolCall;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
 
@@ -200,6 +203,34 @@ class ContextPrunerTest {
         for (int window = 0; window <= 3; window++) {
             assertThat(pairingViolations(new ContextPruner(window, 10).prune(history))).isEmpty();
         }
+    }
+
+    @Test
+    void resultsOfParallelCallsOfOneMessageStayBesideTheirCallAndAreCutInTheArchive() {
+        List<ChatMessage> history = List.of(
+                user("u"), calls("reading both", "a", "b"), result("b", LONG), result("a", LONG), user("u2"),
+                assistant("done"));
+
+        for (int window = 0; window <= 3; window++) {
+            assertThat(pairingViolations(new ContextPruner(window, 10).prune(history))).as("window %d", window)
+                    .isEmpty();
+        }
+        List<ChatMessage> archived = new ContextPruner(1, 10).prune(history);
+        assertThat(archived.get(1)).isSameAs(history.get(1));
+        assertThat(archived.subList(2, 4)).extracting(ChatMessage::getRole, ChatMessage::getToolCallId)
+                .containsExactly(tuple(ChatRole.TOOL, "b"), tuple(ChatRole.TOOL, "a"));
+        assertThat(archived.get(2).getContent()).endsWith("chars hidden]");
+    }
+
+    @Test
+    void aParallelCallWithoutAResultIsDroppedFromItsMessageAndItsAnsweredCallsStay() {
+        List<ChatMessage> history = List.of(user("u"), calls("reading", "a", "b", "c"), result("b", "B"));
+
+        List<ChatMessage> pruned = new ContextPruner(4, 10).prune(history);
+
+        assertThat(pruned.get(1).getToolCalls()).extracting(ChatToolCall::getId).containsExactly("b");
+        assertThat(pruned.get(1).getContent()).isEqualTo("reading");
+        assertThat(pairingViolations(pruned)).isEmpty();
     }
 
     @Test

@@ -5,10 +5,15 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
+import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
+import io.cognitionstreams.schema.ChatToolCall;
 
 /** History builders and the checks the pruner's output must pass. */
 final class Histories {
@@ -32,6 +37,14 @@ final class Histories {
         return message(ChatRole.ASSISTANT, text, id);
     }
 
+    /** An ASSISTANT message making parallel calls, each {@code id} calling function {@code read}. */
+    static ChatMessage calls(String text, String... ids) {
+        return ChatMessage.newBuilder().setRole(ChatRole.ASSISTANT).setContent(text)
+                .setToolCalls(Arrays.stream(ids).map(id -> ChatToolCall.newBuilder().setId(id).setName("read")
+                        .setArguments("{\"path\":\"" + id + "\"}").build()).toList())
+                .build();
+    }
+
     static ChatMessage result(String id, String text) {
         return message(ChatRole.TOOL, text, id);
     }
@@ -42,8 +55,8 @@ final class Histories {
 
     /**
      * Breaches of the pairing rules an OpenAI-compatible endpoint enforces, as readable lines: a TOOL message must be
-     * preceded, through TOOL messages only, by an ASSISTANT message with its tool_call_id, and an ASSISTANT message
-     * with a tool_call_id must be followed by a TOOL message with that id.
+     * preceded, through TOOL messages only, by an ASSISTANT message that makes its call, and every call of an
+     * ASSISTANT message must be answered in the run of TOOL messages that directly follows it.
      */
     static List<String> pairingViolations(List<ChatMessage> history) {
         List<String> violations = new ArrayList<>();
@@ -56,14 +69,19 @@ final class Histories {
                     call--;
                 }
                 if (id == null || call < 0 || history.get(call).getRole() != ChatRole.ASSISTANT
-                        || !id.equals(history.get(call).getToolCallId())) {
+                        || PromptRenderer.calls(history.get(call)).stream().noneMatch(c -> c.getId().equals(id))) {
                     violations.add("TOOL at " + i + " (" + id + ") answers no call before it");
                 }
-            } else if (message.getRole() == ChatRole.ASSISTANT && id != null) {
-                boolean answered = i + 1 < history.size() && history.get(i + 1).getRole() == ChatRole.TOOL
-                        && id.equals(history.get(i + 1).getToolCallId());
-                if (!answered) {
-                    violations.add("ASSISTANT call at " + i + " (" + id + ") has no result after it");
+            } else if (message.getRole() == ChatRole.ASSISTANT) {
+                Set<String> answered = new HashSet<>();
+                for (int next = i + 1; next < history.size() && history.get(next).getRole() == ChatRole.TOOL;
+                     next++) {
+                    answered.add(history.get(next).getToolCallId());
+                }
+                for (ChatToolCall call : PromptRenderer.calls(message)) {
+                    if (!answered.contains(call.getId())) {
+                        violations.add("ASSISTANT call at " + i + " (" + call.getId() + ") has no result after it");
+                    }
                 }
             }
         }

@@ -70,9 +70,12 @@ class JsonAvroTest {
                     + "'task_instruction_key':'initial_planning','task_instruction':'Make a plan.',"
                     + "'active_skill':'planner','context':'','reanchor':null},"
                     + "'payload':{'history':["
-                    + "{'role':'SYSTEM','content':'Be brief.','tool_call_id':null,'name':null,'token_count':3},"
-                    + "{'role':'USER','content':'Hi','tool_call_id':null,'name':'alice','token_count':1},"
-                    + "{'role':'TOOL','content':'ok','tool_call_id':'call-7','name':null,'token_count':null}],"
+                    + "{'role':'SYSTEM','content':'Be brief.','tool_call_id':null,'name':null,'token_count':3,"
+                    + "'tool_calls':[]},"
+                    + "{'role':'USER','content':'Hi','tool_call_id':null,'name':'alice','token_count':1,"
+                    + "'tool_calls':[]},"
+                    + "{'role':'TOOL','content':'ok','tool_call_id':'call-7','name':null,'token_count':null,"
+                    + "'tool_calls':[]}],"
                     + "'user_prompt':'Plan the migration.'},"
                     + "'history_until':0,'field_tokens':{'history':7,'identity':4},'total_tokens':42}");
 
@@ -527,7 +530,7 @@ class JsonAvroTest {
         assertError(PACKET.replace(j("'name':'alice'"), j("'Name':'alice'")),
                 CognitionPacket.class,
                 "$.payload.history[1].Name: unknown field, known fields: [role, content, tool_call_id, "
-                        + "name, token_count]");
+                        + "name, token_count, tool_calls]");
         assertError(MINIMAL_REQUEST.replace("}", j(",'a b':1}")), CognitionRequest.class,
                 "$['a b']: unknown field, known fields: [request_id, session_id, user_prompt, "
                         + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
