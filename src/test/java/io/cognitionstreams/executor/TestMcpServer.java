@@ -5,13 +5,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpSyncServer;
@@ -106,16 +106,9 @@ public final class TestMcpServer {
 
     private static McpSchema.Tool tool(String name, String description, Map<String, String> properties,
                                        boolean idempotent) {
-        Map<String, Object> schemaProperties = new LinkedHashMap<>();
-        properties.forEach((property, type) -> schemaProperties.put(property, Map.of("type", type)));
-        return McpSchema.Tool.builder()
-                .name(name)
-                .description(description)
-                .inputSchema(Map.of("type", "object", "properties", schemaProperties))
-                // Never read-only; idempotent only where asked: otherwise only a skill's retry_safe lets the
-                // executor run it twice.
-                .annotations(new McpSchema.ToolAnnotations(name, false, false, idempotent, false, null))
-                .build();
+        // Never read-only; idempotent only where asked: otherwise only a skill's retry_safe lets the executor run
+        // it twice.
+        return WorkspaceServer.tool(name, description, properties, false, idempotent);
     }
 
     private static McpSchema.CallToolResult answer(Work work) {

@@ -130,13 +130,22 @@ public final class WorkspaceServer {
     }
 
     private static McpSchema.Tool tool(String name, String description, Map<String, String> properties) {
+        return tool(name, description, properties, true, true);
+    }
+
+    /**
+     * A tool whose arguments are flat properties of JSON types ({@code "string"}, {@code "integer"}), with the hints
+     * the executor reads to decide whether a call may run again after a crash.
+     */
+    public static McpSchema.Tool tool(String name, String description, Map<String, String> properties,
+                                      boolean readOnly, boolean idempotent) {
         Map<String, Object> schemaProperties = new LinkedHashMap<>();
         properties.forEach((property, type) -> schemaProperties.put(property, Map.of("type", type)));
         return McpSchema.Tool.builder()
                 .name(name)
                 .description(description)
                 .inputSchema(Map.of("type", "object", "properties", schemaProperties))
-                .annotations(new McpSchema.ToolAnnotations(name, true, false, true, false, null))
+                .annotations(new McpSchema.ToolAnnotations(name, readOnly, false, idempotent, false, null))
                 .build();
     }
 
