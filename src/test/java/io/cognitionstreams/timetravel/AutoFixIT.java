@@ -23,17 +23,18 @@ import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RiskLevel;
+import io.cognitionstreams.testing.IsolatedBroker;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.Records;
-import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
 
 /**
  * The whole pipeline with the replay model: a Verify whose first answer fails recovers on the retry (the canary
  * transcript records a different answer after the recovery lesson), and one that keeps failing (schema migration)
- * ends in autofix/fail and an escalation after max_retries.
+ * ends in autofix/fail and an escalation after max_retries. On a broker of its own: on the shared one its new
+ * application first reads through every earlier test's requests, and a full suite made it miss its minute.
  */
-@ExtendWith(SharedBroker.class)
+@ExtendWith(IsolatedBroker.class)
 class AutoFixIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
