@@ -50,6 +50,7 @@ import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.testing.Hostile;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
@@ -312,6 +313,15 @@ class ExecutorIT {
                 && once.equals(entry.getSessionId()))).as("committed before the tool started")
                 .extracting(ToolLedgerEntry::getState).containsExactly(LedgerState.STARTED);
 
+        // An attacker's (or a broken client's) entries on the ledger itself, for calls not yet decided: bad bytes
+        // and a length bomb. The restarted executor reads them back with the partition and must neither stop nor
+        // run those calls, since what an unreadable entry said (perhaps that the call ran) is lost.
+        int ledgerPartition = partition(once, 3);
+        String ledger = TOPICS.toolLedger.name();
+        produceInOneTransaction(new ProducerRecord<>(ledger, ledgerPartition, "v1".getBytes(StandardCharsets.UTF_8),
+                Hostile.NOT_AVRO), new ProducerRecord<>(ledger, ledgerPartition,
+                "v2".getBytes(StandardCharsets.UTF_8), Hostile.lengthBomb(ToolLedgerEntry.class)));
+
         app.kill();
         app = Child.start();
 
@@ -328,6 +338,20 @@ class ExecutorIT {
         assertThat(Files.readAllLines(hintedMarker)).as("hinted idempotent by its server: run again")
                 .containsExactly("hinted", "hinted");
         assertThat(Kafka.readAll(bootstrap, TOPICS.toolOutcomes, outcome("u1", once))).hasSize(1);
+
+        Path poisonedMarker = dir.resolve("poisoned.txt");
+        for (String callId : List.of("v1", "v2")) {
+            Kafka.send(bootstrap, TOPICS.toolDecisions, once, gatekeeper.sign(approved(toolCall(once, callId, TESTER,
+                    TOUCH, Map.of("file", poisonedMarker.toString(), "line", callId)))));
+        }
+        call(once, "v3", TESTER, "mcp__test__sleep", Map.of("ms", 1));
+        assertThat(awaitResult(TOPICS.toolOutcomes, "v3", once).getStatus()).as("the partition flows on")
+                .isEqualTo(ToolStatus.SUCCEEDED);
+        List<DeadLetter> letters = Kafka.readUntil(bootstrap, TOPICS.deadLetters, letter -> fromDecisions(letter,
+                once), seen -> seen.size() >= 2, TIMEOUT);
+        assertThat(letters).extracting(DeadLetter::getReason).allSatisfy(reason -> assertThat(reason)
+                .contains("its ledger entry cannot be read"));
+        assertThat(poisonedMarker).as("a call whose ledger entry is unreadable never runs").doesNotExist();
     }
 
     // ---- helpers
