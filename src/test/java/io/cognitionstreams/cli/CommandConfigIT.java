@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -22,13 +23,15 @@ import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.clients.ClientProperties;
+import io.cognitionstreams.executor.ExecutorSettings;
+import io.cognitionstreams.executor.TestMcpServer;
 import io.cognitionstreams.serde.json.JsonAvro;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
 
 /**
  * A setting in the --command-config file reaches every kind of client: the CLI's admin, producer and consumer,
- * and the app's Kafka Streams clients and model worker. The setting is a metrics reporter, which each client
+ * and the app's Kafka Streams clients, model worker and executor. The setting is a metrics reporter, which each client
  * configures when it is made, with that client's own configuration.
  */
 @ExtendWith(SharedBroker.class)
@@ -89,7 +92,9 @@ class CommandConfigIT {
         Settings settings = new Settings(local.bootstrapServers(), local.applicationId(), local.stateDir(),
                 local.schemaRegistryUrl(), local.partitions(), local.replicationFactor(), local.streamThreads(),
                 local.model(), local.compression(), local.routing(), local.gatekeeper(), local.council(),
-                local.tuning(), ClientProperties.load(file, Map.of()), local.executor());
+                local.tuning(), ClientProperties.load(file, Map.of()), new ExecutorSettings(
+                List.of(TestMcpServer.config("test")), ExecutorSettings.DEFAULT_CALL_TIMEOUT, 1,
+                ExecutorSettings.DEFAULT_MAX_RESULT_BYTES, Optional.empty(), List.of(), 0, Optional.empty()));
         try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
             runtime.awaitRunning(Duration.ofMinutes(2));
             assertThat(CONFIGURED).as("every capability's Kafka Streams clients")
@@ -98,6 +103,9 @@ class CommandConfigIT {
             assertThat(CONFIGURED).as("the model worker's consumer and producer")
                     .anyMatch(id -> id.startsWith("consumer-" + app + "-model-worker"))
                     .anyMatch(id -> id.startsWith("producer-" + app + "-model-worker"));
+            assertThat(CONFIGURED).as("the executor's consumer and producer")
+                    .anyMatch(id -> id.startsWith("consumer-" + app + "-executor"))
+                    .anyMatch(id -> id.startsWith("producer-" + app + "-executor"));
         }
     }
 }
