@@ -28,7 +28,7 @@ import com.tngtech.archunit.lang.ArchRule;
 /**
  * The floors of docs/architecture.md, enforced on the compiled classes: no package cycle, each floor uses only
  * floors below it, and the domain classes of the shared rules and the capabilities have no Kafka Streams type
- * (only a class named for its Kafka role, a {@code *Topology}, {@code *Store} or {@code *Metrics}, may).
+ * (only a class named for its Kafka role, a {@code *Topology}, its {@code *Processors}, a {@code *Store} or {@code *Metrics}, may).
  */
 class ArchitectureTest {
 
@@ -66,7 +66,7 @@ class ArchitectureTest {
         noClasses().that(inFloors("shared rules", "capabilities")).and(DescribedPredicate.not(kafkaAdapter()))
                 .should().dependOnClassesThat().resideInAPackage("org.apache.kafka.streams..")
                 .because("domain logic is plain Java over a small state interface, tested without Kafka; only "
-                        + "a *Topology, *Store or *Metrics class wires it to Kafka Streams")
+                        + "a *Topology (with its *Processors), *Store or *Metrics class wires it to Kafka Streams")
                 .check(CLASSES);
     }
 
@@ -126,13 +126,14 @@ class ArchitectureTest {
 
     /** A class named for its Kafka role, or nested in one. */
     private static DescribedPredicate<JavaClass> kafkaAdapter() {
-        return DescribedPredicate.describe("a *Topology, *Store or *Metrics class", type -> {
+        return DescribedPredicate.describe("a *Topology, *Processors, *Store or *Metrics class", type -> {
             JavaClass outermost = type;
             while (outermost.getEnclosingClass().isPresent()) {
                 outermost = outermost.getEnclosingClass().get();
             }
             String name = outermost.getSimpleName();
-            return name.endsWith("Topology") || name.endsWith("Store") || name.endsWith("Metrics");
+            return name.endsWith("Topology") || name.endsWith("Processors") || name.endsWith("Store")
+                    || name.endsWith("Metrics");
         });
     }
 }
