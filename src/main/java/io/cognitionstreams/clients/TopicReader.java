@@ -1,7 +1,9 @@
 package io.cognitionstreams.clients;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +41,21 @@ public final class TopicReader {
     public static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {
         return consumer.partitionsFor(topic, READ_TIMEOUT).stream()
                 .map(info -> new TopicPartition(topic, info.partition())).toList();
+    }
+
+    /**
+     * The latest value of {@code key} on a compacted topic, as of the read's start: empty if it has none or its
+     * latest is a tombstone. Every partition is read, since a producer may partition its own way.
+     */
+    public static Optional<byte[]> latestValue(Map<String, Object> clientConfig, String topic, String key) {
+        byte[] wanted = key.getBytes(StandardCharsets.UTF_8);
+        byte[][] latest = new byte[1][];
+        readToEnd(clientConfig, topic, Optional.empty(), record -> {
+            if (Arrays.equals(wanted, record.key())) {
+                latest[0] = record.value();
+            }
+        });
+        return Optional.ofNullable(latest[0]);
     }
 
     /**

@@ -21,6 +21,7 @@ import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.CouncilOutcome;
+import io.cognitionstreams.schema.CouncilState;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoleState;
@@ -117,6 +118,18 @@ public final class Council {
             case INFO, ESCALATION -> Optional.empty();
         };
         return new Result(out, refusal);
+    }
+
+    /** What the council knows of {@code council} now, for council.state; {@code now} is when it is written. */
+    public CouncilState snapshot(CouncilMemory memory, String council, Instant now) {
+        return CouncilState.newBuilder()
+                .setCouncilId(council)
+                .setClock(memory.clock(council).map(Instant::ofEpochMilli).orElse(null))
+                .setRoles(memory.roles(council))
+                .setProposals(memory.proposals(council))
+                .setHeldVotes(memory.heldVotes(council))
+                .setTimestamp(now)
+                .build();
     }
 
     /**

@@ -3,6 +3,8 @@ package io.cognitionstreams.council;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
@@ -29,8 +31,9 @@ import io.cognitionstreams.topology.Outputs;
 
 /**
  * The council protocol: council.messages -> {@link Council} over changelogged stores -> role changes on
- * council.roles, decisions on council.decisions, escalations (and clock ticks) on council.messages and escalations
- * on channel.council_chat. Every output of a message is written in the transaction that commits the message and
+ * council.roles, decisions on council.decisions, escalations (and clock ticks) on council.messages, escalations
+ * on channel.council_chat, and each changed council's state on council.state (once a tick), the public view of
+ * the stores for `cognition council` and monitoring. Every output of a message is written in the transaction that commits the message and
  * the state it changed (exactly_once_v2), so a restart neither loses nor repeats a decision.
  */
 public final class CouncilTopology {
@@ -43,11 +46,6 @@ public final class CouncilTopology {
     public static final String DECIDED_STORE = "decided";
 
     private CouncilTopology() {
-    }
-
-    /** The changelog topic of a council store, for readers outside the app such as {@code cognition council}. */
-    public static String changelog(String applicationId, String store) {
-        return applicationId + "-" + NAME + "-" + store + "-changelog";
     }
 
     /** @param redactor scrubs what the council shows on channel.council_chat */
@@ -68,6 +66,7 @@ public final class CouncilTopology {
                 .to(topics.councilDecisions)
                 .to(topics.councilMessages)
                 .to(topics.channel(Channel.COUNCIL_CHAT))
+                .to(topics.councilState)
                 .end();
     }
 
@@ -80,13 +79,18 @@ public final class CouncilTopology {
                 values).withCachingEnabled());
     }
 
-    /** Hands each message to the council, and checks the wall clock for deadlines in between. */
+    /**
+     * Hands each message to the council, and checks the wall clock for deadlines in between. A council's state is
+     * published once a tick when it changed, not per message: a heartbeat flood then costs one record a tick.
+     */
     private static final class Deliberate implements Processor<String, CouncilMessage, String, SpecificRecord> {
         private final CouncilSettings settings;
         private final Council council;
         private ProcessorContext<String, SpecificRecord> context;
         private CouncilStore memory;
         private KeyValueStore<String, Long> clocks;
+        /** Councils whose state changed since it was last published. */
+        private final Set<String> changed = new TreeSet<>();
 
         Deliberate(CouncilSettings settings, Council council) {
             this.settings = settings;
@@ -100,6 +104,10 @@ public final class CouncilTopology {
             memory = new CouncilStore(clocks, context.getStateStore(ROLES_STORE),
                     context.getStateStore(PROPOSALS_STORE), context.getStateStore(PENDING_VOTES_STORE),
                     context.getStateStore(DECIDED_STORE));
+            // After a restart a change may have committed without its state: publish every council's once.
+            try (KeyValueIterator<String, Long> councils = clocks.all()) {
+                councils.forEachRemaining(entry -> changed.add(entry.key));
+            }
             if (!settings.tick().isZero()) {
                 context.schedule(settings.tick(), PunctuationType.WALL_CLOCK_TIME, this::checkWallClock);
             }
@@ -107,9 +115,13 @@ public final class CouncilTopology {
 
         @Override
         public void process(Record<String, CouncilMessage> record) {
+            changed.add(record.value().getCouncilId());
             Council.Result result = council.handle(memory, record.key(), record.value(),
                     Instant.ofEpochMilli(context.currentSystemTimeMs()));
             result.outputs().forEach(this::forward);
+            if (settings.tick().isZero()) {
+                publishChanged(context.currentSystemTimeMs());
+            }
             // Dead-lettered by DeadLetterHandler, in the same transaction as the outputs above.
             result.refusal().ifPresent(reason -> {
                 throw new InvalidRecordException(reason);
@@ -124,6 +136,14 @@ public final class CouncilTopology {
                         .ifPresent(ticks::add));
             }
             ticks.forEach(this::forward);
+            publishChanged(wallClock);
+        }
+
+        private void publishChanged(long wallClock) {
+            Instant now = Instant.ofEpochMilli(wallClock);
+            changed.forEach(id -> context.forward(new Record<>(id, council.snapshot(memory, id, now),
+                    wallClock)));
+            changed.clear();
         }
 
         private void forward(Council.Output output) {

@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 
 import io.cognitionstreams.schema.CastVote;
 import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilState;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.Vote;
@@ -23,8 +24,15 @@ public final class CouncilView {
     private CouncilView() {
     }
 
-    public static String render(String council, Optional<Instant> clock, List<RoleStatus> roles,
-                                List<ProposalState> proposals, List<CouncilMessage> pendingVotes) {
+    /** @param state empty for a council the council has not written a state for (never heard of, or not yet) */
+    public static String render(String council, Optional<CouncilState> state) {
+        return render(council, state.map(CouncilState::getClock), state.map(CouncilState::getRoles).orElse(List.of()),
+                state.map(CouncilState::getProposals).orElse(List.of()),
+                state.map(CouncilState::getHeldVotes).orElse(List.of()));
+    }
+
+    static String render(String council, Optional<Instant> clock, List<RoleStatus> roles,
+                         List<ProposalState> proposals, List<CouncilMessage> pendingVotes) {
         StringBuilder text = new StringBuilder();
         text.append("council ").append(council).append(", clock ")
                 .append(clock.map(Instant::toString).orElse("(no message yet)")).append('\n');

@@ -16,6 +16,7 @@ import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilState;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.Identity;
@@ -59,6 +60,7 @@ public final class Topics {
     public static final String COUNCIL_MESSAGES = "council.messages";
     public static final String COUNCIL_DECISIONS = "council.decisions";
     public static final String COUNCIL_ROLES = "council.roles";
+    public static final String COUNCIL_STATE = "council.state";
     public static final String COGNITION_CHECKPOINTS = "cognition.checkpoints";
     public static final String COGNITION_SKILLS = "cognition.skills";
     public static final String COGNITION_IDENTITY = "cognition.identity";
@@ -104,6 +106,7 @@ public final class Topics {
     public final Topic<String, CouncilMessage> councilMessages;
     public final Topic<String, CouncilDecision> councilDecisions;
     public final Topic<String, RoleStatus> councilRoles;
+    public final Topic<String, CouncilState> councilState;
     public final Topic<String, Checkpoint> checkpoints;
     public final Topic<String, Skill> skills;
     public final Topic<String, Identity> identity;
@@ -162,6 +165,9 @@ public final class Topics {
                 "council -> agents");
         councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(), COUNCIL,
                 "council -> monitoring");
+        councilState = add(COUNCIL_STATE, CouncilState.class, COMPACTED, COUNCIL,
+                "council (each council's roles, open proposals and held votes, once a tick) -> `cognition council`, "
+                        + "monitoring");
         checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class, COMPACTED,
                 new TopicKey<>("session_id/sequence (sequence as 10 digits)",
                         checkpoint -> checkpointKey(checkpoint.getSessionId(), checkpoint.getSequence())),

@@ -131,6 +131,11 @@ class CouncilIT {
             send.accept(proposal(council, "p2", "prime"));
             assertThat(await(bootstrap, topics.deadLetters, fromCouncil(council), 2)).extracting(DeadLetter::getReason)
                     .anySatisfy(reason -> assertThat(reason).startsWith("proposal p2 was already made"));
+            // council.state, written by the restarted instance within a tick of its start (what it restored).
+            String view = awaitView(council, bootstrap, "codemind");
+            assertThat(view).contains("council " + council).containsPattern("prime +INACTIVE")
+                    .containsPattern("lite +INACTIVE").containsPattern("codemind +INACTIVE")
+                    .contains("(no open proposal)");
             stop(app);
 
             assertThat(Kafka.readAll(bootstrap, topics.councilDecisions, d -> d.getCouncilId().equals(council)))
@@ -144,11 +149,6 @@ class CouncilIT {
                     b -> b.getSessionId().equals(council))).extracting(RoutedBlock::getOutputId)
                     .containsExactly("esc-no-quorum-p2");
 
-            String view = cli("council", "--council-id", council, "--application-id", settings.applicationId(),
-                    "--bootstrap-servers", bootstrap);
-            assertThat(view).contains("council " + council).containsPattern("prime +INACTIVE")
-                    .containsPattern("lite +INACTIVE").containsPattern("codemind +INACTIVE")
-                    .contains("(no open proposal)");
         } finally {
             heart.shutdownNow();
         }
@@ -201,6 +201,17 @@ class CouncilIT {
         return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all"), topics.councilMessages.keySerde().serializer(),
                 topics.councilMessages.valueSerde().serializer());
+    }
+
+    /** `cognition council` until its view lists {@code role} (the council writes its state once a tick). */
+    private static String awaitView(String council, String bootstrap, String role) throws InterruptedException {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        String view = cli("council", "--council-id", council, "--bootstrap-servers", bootstrap);
+        while (!view.contains(role) && System.nanoTime() < deadline) {
+            Thread.sleep(250);
+            view = cli("council", "--council-id", council, "--bootstrap-servers", bootstrap);
+        }
+        return view;
     }
 
     private static String cli(String... args) {

@@ -30,6 +30,7 @@ import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.CouncilOutcome;
+import io.cognitionstreams.schema.CouncilState;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Marker;
@@ -112,6 +113,38 @@ class CouncilTopologyTest {
 
         out.advanceWallClockTo(200);
         assertThat(out.written()).as("no deadline left: no more ticks").isEmpty();
+    }
+
+    @Test
+    void eachChangedCouncilsStateIsPublishedOnceATickForCognitionCouncil() {
+        out = start(CouncilSettings.defaults());
+        out.send(heartbeat("codemind", 0));
+        for (int beat = 0; beat < 100; beat++) {
+            out.send(heartbeat("prime", beat / 10.0));
+        }
+        // Two roles alive there, so the proposal can reach a quorum and stays open.
+        out.send(CouncilMessage.newBuilder(heartbeat("lite", 10)).setCouncilId("other").build());
+        out.send(CouncilMessage.newBuilder(heartbeat("prime", 10)).setCouncilId("other").build());
+        out.send(proposal("p1", "lite", 10).setCouncilId("other").build());
+        out.send(vote("p9", "codemind", Vote.YES, 10));
+        assertThat(out.states()).as("nothing before the tick").isEmpty();
+
+        out.advanceWallClockTo(5); // the default tick
+        List<TestRecord<String, CouncilState>> states = out.states();
+        assertThat(states).as("one record per changed council, however many messages")
+                .extracting(TestRecord::key).containsExactly(COUNCIL, "other");
+        CouncilState council = states.get(0).value();
+        assertThat(council.getClock()).isEqualTo(at(10));
+        assertThat(council.getRoles()).extracting(RoleStatus::getRole, RoleStatus::getLastHeartbeat)
+                .containsExactly(tuple("codemind", at(0)), tuple("prime", at(9.9)));
+        assertThat(council.getHeldVotes()).extracting(CouncilMessage::getProposalId).containsExactly("p9");
+        assertThat(states.get(1).value().getProposals()).extracting(ProposalState::getProposalId)
+                .containsExactly("p1");
+        assertThat(CouncilView.render(COUNCIL, java.util.Optional.of(council))).containsPattern("prime +ACTIVE")
+                .contains("p9", "codemind=YES");
+
+        out.advanceWallClockTo(15);
+        assertThat(out.states()).as("nothing changed since").isEmpty();
     }
 
     @Test
@@ -511,6 +544,7 @@ class CouncilTopologyTest {
         private final TestOutputTopic<String, CouncilMessage> written;
         private final TestOutputTopic<String, RoutedBlock> chat;
         private final TestOutputTopic<String, DeadLetter> deadLetters;
+        private final TestOutputTopic<String, CouncilState> states;
         private Duration wallClock = Duration.ZERO;
 
         Outputs(TopologyTestDriver driver, Topics topics) {
@@ -521,6 +555,7 @@ class CouncilTopologyTest {
             written = TopicDriver.output(driver, topics.councilMessages);
             chat = TopicDriver.output(driver, topics.channel(Channel.COUNCIL_CHAT));
             deadLetters = TopicDriver.output(driver, topics.deadLetters);
+            states = TopicDriver.output(driver, topics.councilState);
         }
 
         void send(CouncilMessage message) {
@@ -559,6 +594,10 @@ class CouncilTopologyTest {
 
         List<RoutedBlock> chat() {
             return chat.readValuesToList();
+        }
+
+        List<TestRecord<String, CouncilState>> states() {
+            return states.readRecordsToList();
         }
 
         List<DeadLetter> deadLetters() {
