@@ -17,7 +17,8 @@ final class ContactScanner {
     private static final int INTERNATIONAL_MIN_DIGITS = 8;
     private static final int INTERNATIONAL_MAX_GROUPS = 8;
     private static final int NATIONAL_MIN_DIGITS = 10;
-    private static final int NATIONAL_MAX_DIGITS = 11;
+    /** German mobiles (0151 12345678) and long landlines (033203 123456) have 12; UK numbers 11, French 10. */
+    private static final int NATIONAL_MAX_DIGITS = 12;
     private static final int TRUNK_MAX_GROUPS = 4;
 
     private ContactScanner() {
@@ -91,8 +92,8 @@ final class ContactScanner {
      *       parentheses: +1 (555) 123-4567, +44 20 7946 0958, +49 30 12345678, +4930123456;</li>
      *   <li>North American: (555) 123-4567, 555-123-4567, 555.123.4567, each optionally after 1 and a separator;</li>
      *   <li>national with trunk prefix 0 and area code: 020 7946 0958, 030 12345678, 030/12345678, (030) 12345678,
-     *       01 23 45 67 89: 10 or 11 digits, the area code not starting 00, the local number not starting 0, its
-     *       groups split by one kind of separator.</li>
+     *       01 23 45 67 89, 0151 12345678: 10 to 12 digits, the area code (0 and 1 to 5 digits) not starting 00, the
+     *       local number not starting 0, its groups split by one kind of separator.</li>
      * </ul>
      * Digits running on past the maximum count drop whole trailing groups, so a number followed by a year is still
      * found.
@@ -204,7 +205,8 @@ final class ContactScanner {
             return -1;
         }
         int areaEnd = digitsEnd(s, i);
-        if (areaEnd - i > 5) {
+        // 0 and up to 5 digits: German area codes run to 5 (033203), UK ones to 4 (01632), French to 1.
+        if (areaEnd - i > 6) {
             return -1;
         }
         int digits = areaEnd - i;
