@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.prompt.PromptRenderer;
@@ -96,7 +97,6 @@ public final class SessionAssembly {
     public static final String CONTINUE_PROMPT = "Your tool calls have finished; their results are above. Continue "
             + "the task from them.";
     public static final String AUTO_CONTINUE_LIMIT = "AUTO_CONTINUE_LIMIT";
-    static final String SENDER = "assembly";
     /** The model a request targets when it names none: counts results of sessions that never had a packet. */
     private static final String DEFAULT_MODEL =
             CognitionRequest.getClassSchema().getField("target_model").defaultVal().toString();
@@ -235,7 +235,7 @@ public final class SessionAssembly {
                     .setParentId(result.getPacketId())
                     .setCouncilId(OutputRouter.COUNCIL_ID)
                     .setTimestamp(now)
-                    .setSender(SENDER)
+                    .setSender(CouncilSettings.ASSEMBLY_SENDER)
                     .setRole("observer")
                     .setType(CouncilMessageType.ESCALATION)
                     .setRiskLevel(RiskLevel.HIGH)

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.assembly.history.ChatImport;
+import io.cognitionstreams.council.CouncilEnvelope;
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.prompt.PromptRenderer;
@@ -248,9 +250,12 @@ class AssemblyTopologyTest {
         results.pipeInput("s1", result("s1", "c-last", packetId, 1).setText("still more").build());
 
         assertThat(packets.isEmpty()).as("no turn past the limit").isTrue();
-        CouncilMessage escalation = council.readValue();
+        var record = council.readKeyValue();
+        CouncilMessage escalation = record.value;
         assertThat(escalation.getType()).isEqualTo(CouncilMessageType.ESCALATION);
         assertThat(escalation.getSessionId()).isEqualTo("s1");
+        assertThat(CouncilEnvelope.requireValid(record.key, escalation, CouncilSettings.defaults(),
+                escalation.getTimestamp())).as("the council takes it").isNotNull();
         assertThat(events.readValuesToList()).extracting(PipelineEvent::getType)
                 .contains(SessionAssembly.AUTO_CONTINUE_LIMIT);
     }
