@@ -8,11 +8,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 
+import io.cognitionstreams.council.CouncilIds;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.prompt.PromptRenderer;
-import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -120,9 +120,13 @@ public final class SessionAssembly {
      * @throws TokenBudgetException   a field cannot be brought within its budget: no packet, never a cut one
      */
     public Turn assemble(Memory memory, CognitionRequest unchecked) {
-        CognitionRequest request = RequestValidator.requireValid(unchecked);
-        String session = request.getSessionId();
+        CognitionRequest valid = RequestValidator.requireValid(unchecked);
+        String session = valid.getSessionId();
         SessionState state = memory.state(session);
+        // The council a session named stays its council: a later request need not repeat it, and the packet carries
+        // it so that routing and AutoFix know where to escalate without a join.
+        CognitionRequest request = valid.getCouncilId() == null && state.getCouncilId() != null
+                ? CognitionRequest.newBuilder(valid).setCouncilId(state.getCouncilId()).build() : valid;
         Optional<Skill> skill = activeSkill(memory, request);
         Persona persona = persona(memory, request);
         TokenCounter counter = assembler.counterFor(request.getTargetModel());
@@ -141,6 +145,7 @@ public final class SessionAssembly {
                     .setEncoding(packet.getEncoding())
                     .setReanchorSkill(null)
                     .setReanchorProtocol(null)
+                    .setCouncilId(request.getCouncilId())
                     .setLastTurn(TurnSettings.newBuilder()
                             .setPersona(request.getPersona())
                             .setActiveSkill(request.getActiveSkill())
@@ -233,7 +238,7 @@ public final class SessionAssembly {
             return new AfterResult(Optional.empty(), Optional.of(CouncilMessage.newBuilder()
                     .setMsgId(result.getPacketId() + "-auto-continue-limit")
                     .setParentId(result.getPacketId())
-                    .setCouncilId(OutputRouter.COUNCIL_ID)
+                    .setCouncilId(CouncilIds.orDefault(state.getCouncilId()))
                     .setTimestamp(now)
                     .setSender(CouncilSettings.ASSEMBLY_SENDER)
                     .setRole("observer")

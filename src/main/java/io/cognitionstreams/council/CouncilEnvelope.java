@@ -40,10 +40,9 @@ public final class CouncilEnvelope {
             throw new InvalidRecordException("council message is null (tombstones are not messages)");
         }
         requireText("msg_id", message.getMsgId());
-        requireText("council_id", message.getCouncilId());
-        if (message.getCouncilId().contains("/")) {
-            throw new InvalidRecordException("council_id '" + message.getCouncilId() + "' contains '/'");
-        }
+        CouncilIds.problem(message.getCouncilId()).ifPresent(problem -> {
+            throw new InvalidRecordException(problem);
+        });
         if (!message.getCouncilId().equals(key)) {
             throw new InvalidRecordException("record key '" + key + "' is not the council_id '"
                     + message.getCouncilId() + "': council.messages is keyed by council_id");

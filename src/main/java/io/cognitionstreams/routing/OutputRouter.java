@@ -8,6 +8,8 @@ import java.util.TreeMap;
 import org.apache.avro.specific.SpecificRecord;
 
 
+import io.cognitionstreams.council.CouncilIds;
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.redaction.Redaction;
 import io.cognitionstreams.redaction.Redactor;
@@ -40,10 +42,8 @@ public final class OutputRouter {
      * must fit a channel record.
      */
     public static final int MAX_OUTPUT_BYTES = 512 * 1024;
-    /** The council every escalation goes to (council.messages is keyed by council id). */
-    public static final String COUNCIL_ID = "default";
     /** How the council knows an escalation came from routing and must not be escalated again. */
-    public static final String SENDER = "router";
+    public static final String SENDER = CouncilSettings.ROUTER_SENDER;
     public static final String REDACTION_EVENT = "REDACTION";
     /** The tool an EXECUTE block asks for; skills grant it as {@code shell:run}, {@code shell:*} or {@code *}. */
     public static final String SHELL_TOOL = "shell.run";
@@ -183,7 +183,7 @@ public final class OutputRouter {
         return CouncilMessage.newBuilder()
                 .setMsgId(output.getOutputId() + "-interrupts")
                 .setParentId(output.getPacketId())
-                .setCouncilId(COUNCIL_ID)
+                .setCouncilId(CouncilIds.orDefault(output.getCouncilId()))
                 .setTimestamp(output.getTimestamp())
                 .setSender(SENDER)
                 .setRole("observer")

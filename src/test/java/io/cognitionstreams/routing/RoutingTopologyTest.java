@@ -1,6 +1,7 @@
 package io.cognitionstreams.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -19,6 +20,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.council.CouncilEnvelope;
+import io.cognitionstreams.council.CouncilIds;
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
@@ -232,7 +236,7 @@ class RoutingTopologyTest {
                 council.readRecordsToList();
         assertThat(escalations).hasSize(1);
         CouncilMessage escalation = escalations.get(0).value();
-        assertThat(escalations.get(0).key()).isEqualTo(OutputRouter.COUNCIL_ID);
+        assertThat(escalations.get(0).key()).isEqualTo(CouncilIds.DEFAULT);
         assertThat(escalation.getType()).isEqualTo(CouncilMessageType.ESCALATION);
         assertThat(escalation.getRiskLevel()).isEqualTo(RiskLevel.HIGH);
         assertThat(escalation.getSender()).isEqualTo(OutputRouter.SENDER);
@@ -241,6 +245,22 @@ class RoutingTopologyTest {
         KeyValueStore<String, Integer> streaks = driver.getKeyValueStore(RoutingTopology.INTERRUPT_STORE);
         assertThat(streaks.get("s1")).isEqualTo(4);
         assertThat(streaks.get("s2")).isEqualTo(1);
+    }
+
+    @Test
+    void eachSessionsEscalationGoesToTheCouncilItsOutputNames() {
+        String interrupts = "INTERRUPT: one\nINTERRUPT: two\nINTERRUPT: three";
+        outputs.pipeInput("s1", Records.output("s1", interrupts).setCouncilId("billing").build());
+        outputs.pipeInput("s2", Records.output("s2", interrupts).setCouncilId("platform").build());
+        outputs.pipeInput("s3", Records.output("s3", interrupts).build());
+
+        List<org.apache.kafka.streams.test.TestRecord<String, CouncilMessage>> escalations =
+                council.readRecordsToList();
+        assertThat(escalations).extracting(record -> record.key(), record -> record.value().getSessionId())
+                .containsExactly(tuple("billing", "s1"), tuple("platform", "s2"), tuple(CouncilIds.DEFAULT, "s3"));
+        // The council takes each under the key it arrives with: none is dead-lettered as mis-keyed.
+        escalations.forEach(record -> assertThat(CouncilEnvelope.requireValid(record.key(), record.value(),
+                CouncilSettings.defaults(), record.value().getTimestamp())).isNotNull());
     }
 
     @Test
