@@ -297,11 +297,11 @@ public final class SessionAssembly {
             throw new InvalidRecordException("tool decision is null (a tombstone is not a decision)");
         }
         // Approvals, and denials of calls without a session or a protocol, have nothing to re-anchor.
-        if (decision.getVerdict() != Verdict.DENIED || decision.getProtocol() == null
-                || decision.getCall().getSessionId() == null) {
+        String session = decision.getCall().getSessionId();
+        if (decision.getVerdict() != Verdict.DENIED || decision.getProtocol() == null || session == null
+                || session.isBlank()) {
             return;
         }
-        String session = decision.getCall().getSessionId();
         memory.state(session, SessionState.newBuilder(memory.state(session))
                 .setReanchorSkill(decision.getCall().getSkill())
                 .setReanchorProtocol(decision.getProtocol())

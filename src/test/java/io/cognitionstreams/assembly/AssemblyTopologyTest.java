@@ -595,6 +595,20 @@ class AssemblyTopologyTest {
     }
 
     @Test
+    void aDenialOfACallWithoutASessionReanchorsNoSession() {
+        // The gatekeeper hands back the named skill's protocol even then: there is no session to put it in front of.
+        decisions.pipeInput("gatekeeper", ToolDecision.newBuilder()
+                .setCall(ToolCall.newBuilder().setCallId("c1").setSessionId(" ").setCaller("git").setSkill("git")
+                        .setTool("git.status").setTimestamp(Records.T0).build())
+                .setVerdict(Verdict.DENIED).setReason("identity verification failed: no session")
+                .setProtocol("Use git.smart_commit, never the terminal.").setTimestamp(Records.T0).build());
+
+        assertThat(deadLetters.isEmpty()).isTrue();
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get(" ")).isNull();
+    }
+
+    @Test
     void aPromptThatCannotFitIsATokenBudgetErrorEventAndDeadLetterNeverACutPacket() {
         requests.pipeInput("s1", Records.request("s1", "word ".repeat(400)).setMtu(256).build());
 
