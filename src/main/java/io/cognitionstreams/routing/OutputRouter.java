@@ -96,10 +96,10 @@ public final class OutputRouter {
         }
         String session = output.getSessionId();
         int streak = streaks.streak(session);
-        for (Marker marker : routing.markers()) {
-            int next = InterruptStreak.next(streak, marker);
+        for (int sequence = 0; sequence < routing.markers().size(); sequence++) {
+            int next = InterruptStreak.next(streak, routing.markers().get(sequence));
             if (InterruptStreak.escalates(streak, next)) {
-                records.add(escalation(output));
+                records.add(escalation(output, sequence));
             }
             streak = next;
         }
@@ -179,9 +179,14 @@ public final class OutputRouter {
                         .sum() + " entities before the channels", attributes, output.getTimestamp());
     }
 
-    private static CouncilMessage escalation(LlmOutput output) {
+    /**
+     * The escalation raised by block {@code sequence}, the INTERRUPT that made the streak reach the threshold. Its id
+     * derives from that block, so a redelivered output raises the same message, and two streaks that end in one
+     * output raise two. docs/council.md shows it; RoutingTopologyTest checks the code against that example.
+     */
+    private static CouncilMessage escalation(LlmOutput output, int sequence) {
         return CouncilMessage.newBuilder()
-                .setMsgId(output.getOutputId() + "-interrupts")
+                .setMsgId(output.getOutputId() + "-interrupts-" + sequence)
                 .setParentId(output.getPacketId())
                 .setCouncilId(CouncilIds.orDefault(output.getCouncilId()))
                 .setTimestamp(output.getTimestamp())
@@ -190,7 +195,8 @@ public final class OutputRouter {
                 .setType(CouncilMessageType.ESCALATION)
                 .setRiskLevel(RiskLevel.HIGH)
                 .setContent(InterruptStreak.ESCALATE_AT + " consecutive INTERRUPT blocks in session "
-                        + output.getSessionId() + " (seed 003 section 8.4): Prime's attention needed")
+                        + output.getSessionId() + ", ending at block " + Lineage.blockId(output.getOutputId(),
+                        sequence) + " (seed 003 section 8.4): Prime's attention needed.")
                 .setSessionId(output.getSessionId())
                 .build();
     }
