@@ -60,6 +60,13 @@ public record Settings(String bootstrapServers, String applicationId, Path state
                 clientProperties, executor);
     }
 
+    /** The same settings with another model (tests that answer packets from a model endpoint of their own). */
+    public Settings withModel(ModelSettings other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, other, compression, routing, gatekeeper, council, tuning,
+                clientProperties, executor);
+    }
+
     /** The same settings with another tool loop (tests that run the executor). */
     public Settings withExecutor(ExecutorSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,

@@ -173,6 +173,7 @@ public final class PacketAssembler {
                         .setTimeTravel(request.getTimeTravel())
                         .setTimestamp(request.getTimestamp())
                         .setRetryCount(request.getRetryCount() > 0 ? request.getRetryCount() : null)
+                        .setCouncilId(request.getCouncilId())
                         .build())
                 .setRequestId(request.getRequestId())
                 .setSessionId(request.getSessionId())

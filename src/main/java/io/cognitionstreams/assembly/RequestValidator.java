@@ -1,5 +1,6 @@
 package io.cognitionstreams.assembly;
 
+import io.cognitionstreams.council.CouncilIds;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.schema.CognitionRequest;
 
@@ -35,6 +36,13 @@ public final class RequestValidator {
         }
         if (request.getRetryCount() < 0) {
             throw new InvalidRecordException("retry_count " + request.getRetryCount() + " is negative");
+        }
+        // Refused here rather than by the council, where the session's first escalation would be dead-lettered.
+        if (request.getCouncilId() != null) {
+            CouncilIds.problem(request.getCouncilId()).ifPresent(problem -> {
+                throw new InvalidRecordException(problem + " (leave council_id out for council "
+                        + CouncilIds.DEFAULT + ")");
+            });
         }
         return request;
     }

@@ -8,10 +8,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 
+import io.cognitionstreams.council.CouncilIds;
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.prompt.PromptRenderer;
-import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -96,7 +97,6 @@ public final class SessionAssembly {
     public static final String CONTINUE_PROMPT = "Your tool calls have finished; their results are above. Continue "
             + "the task from them.";
     public static final String AUTO_CONTINUE_LIMIT = "AUTO_CONTINUE_LIMIT";
-    static final String SENDER = "assembly";
     /** The model a request targets when it names none: counts results of sessions that never had a packet. */
     private static final String DEFAULT_MODEL =
             CognitionRequest.getClassSchema().getField("target_model").defaultVal().toString();
@@ -120,9 +120,13 @@ public final class SessionAssembly {
      * @throws TokenBudgetException   a field cannot be brought within its budget: no packet, never a cut one
      */
     public Turn assemble(Memory memory, CognitionRequest unchecked) {
-        CognitionRequest request = RequestValidator.requireValid(unchecked);
-        String session = request.getSessionId();
+        CognitionRequest valid = RequestValidator.requireValid(unchecked);
+        String session = valid.getSessionId();
         SessionState state = memory.state(session);
+        // The council a session named stays its council: a later request need not repeat it, and the packet carries
+        // it so that routing and AutoFix know where to escalate without a join.
+        CognitionRequest request = valid.getCouncilId() == null && state.getCouncilId() != null
+                ? CognitionRequest.newBuilder(valid).setCouncilId(state.getCouncilId()).build() : valid;
         Optional<Skill> skill = activeSkill(memory, request);
         Persona persona = persona(memory, request);
         TokenCounter counter = assembler.counterFor(request.getTargetModel());
@@ -141,6 +145,7 @@ public final class SessionAssembly {
                     .setEncoding(packet.getEncoding())
                     .setReanchorSkill(null)
                     .setReanchorProtocol(null)
+                    .setCouncilId(request.getCouncilId())
                     .setLastTurn(TurnSettings.newBuilder()
                             .setPersona(request.getPersona())
                             .setActiveSkill(request.getActiveSkill())
@@ -233,9 +238,9 @@ public final class SessionAssembly {
             return new AfterResult(Optional.empty(), Optional.of(CouncilMessage.newBuilder()
                     .setMsgId(result.getPacketId() + "-auto-continue-limit")
                     .setParentId(result.getPacketId())
-                    .setCouncilId(OutputRouter.COUNCIL_ID)
+                    .setCouncilId(CouncilIds.orDefault(state.getCouncilId()))
                     .setTimestamp(now)
-                    .setSender(SENDER)
+                    .setSender(CouncilSettings.ASSEMBLY_SENDER)
                     .setRole("observer")
                     .setType(CouncilMessageType.ESCALATION)
                     .setRiskLevel(RiskLevel.HIGH)
@@ -292,11 +297,11 @@ public final class SessionAssembly {
             throw new InvalidRecordException("tool decision is null (a tombstone is not a decision)");
         }
         // Approvals, and denials of calls without a session or a protocol, have nothing to re-anchor.
-        if (decision.getVerdict() != Verdict.DENIED || decision.getProtocol() == null
-                || decision.getCall().getSessionId() == null) {
+        String session = decision.getCall().getSessionId();
+        if (decision.getVerdict() != Verdict.DENIED || decision.getProtocol() == null || session == null
+                || session.isBlank()) {
             return;
         }
-        String session = decision.getCall().getSessionId();
         memory.state(session, SessionState.newBuilder(memory.state(session))
                 .setReanchorSkill(decision.getCall().getSkill())
                 .setReanchorProtocol(decision.getProtocol())

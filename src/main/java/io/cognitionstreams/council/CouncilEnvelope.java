@@ -17,7 +17,7 @@ public final class CouncilEnvelope {
 
     /**
      * What each non-role sender may send: the council its clock ticks and escalations, routing its escalations and
-     * notes, the AutoFix loop its escalations.
+     * notes, the AutoFix loop and the assembly their escalations.
      */
     private static final Set<CouncilMessageType> COUNCIL_TYPES =
             Set.of(CouncilMessageType.HEARTBEAT, CouncilMessageType.ESCALATION);
@@ -40,10 +40,9 @@ public final class CouncilEnvelope {
             throw new InvalidRecordException("council message is null (tombstones are not messages)");
         }
         requireText("msg_id", message.getMsgId());
-        requireText("council_id", message.getCouncilId());
-        if (message.getCouncilId().contains("/")) {
-            throw new InvalidRecordException("council_id '" + message.getCouncilId() + "' contains '/'");
-        }
+        CouncilIds.problem(message.getCouncilId()).ifPresent(problem -> {
+            throw new InvalidRecordException(problem);
+        });
         if (!message.getCouncilId().equals(key)) {
             throw new InvalidRecordException("record key '" + key + "' is not the council_id '"
                     + message.getCouncilId() + "': council.messages is keyed by council_id");
@@ -87,12 +86,14 @@ public final class CouncilEnvelope {
         Set<CouncilMessageType> allowed = switch (sender) {
             case CouncilSettings.COUNCIL_SENDER -> COUNCIL_TYPES;
             case CouncilSettings.ROUTER_SENDER -> ROUTER_TYPES;
-            case CouncilSettings.AUTOFIX_SENDER -> Set.of(CouncilMessageType.ESCALATION);
+            case CouncilSettings.AUTOFIX_SENDER, CouncilSettings.ASSEMBLY_SENDER ->
+                    Set.of(CouncilMessageType.ESCALATION);
             default -> {
                 if (!settings.roles().contains(sender)) {
                     throw new InvalidRecordException("sender '" + sender + "' is not a council role "
                             + settings.roles() + ", '" + CouncilSettings.ROUTER_SENDER + "', '"
-                            + CouncilSettings.AUTOFIX_SENDER + "' or '" + CouncilSettings.COUNCIL_SENDER + "'");
+                            + CouncilSettings.AUTOFIX_SENDER + "', '" + CouncilSettings.ASSEMBLY_SENDER + "' or '"
+                            + CouncilSettings.COUNCIL_SENDER + "'");
                 }
                 yield Set.of(CouncilMessageType.values());
             }

@@ -33,6 +33,8 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
     public static final String ROUTER_SENDER = "router";
     /** Sender of the AutoFix loop's escalations (a stage contract that keeps failing after its retries). */
     public static final String AUTOFIX_SENDER = "autofix";
+    /** Sender of the assembly's escalations (a session that took its --auto-continue-steps turns on its own). */
+    public static final String ASSEMBLY_SENDER = "assembly";
 
     private static final Pattern ROLE_NAME = Pattern.compile("[a-z0-9_-]+");
 
@@ -43,7 +45,8 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
                 throw new IllegalArgumentException("council role '" + role + "' is not lower-case letters, digits, "
                         + "'_' or '-'");
             }
-            if (role.equals(COUNCIL_SENDER) || role.equals(ROUTER_SENDER) || role.equals(AUTOFIX_SENDER)) {
+            if (role.equals(COUNCIL_SENDER) || role.equals(ROUTER_SENDER) || role.equals(AUTOFIX_SENDER)
+                    || role.equals(ASSEMBLY_SENDER)) {
                 throw new IllegalArgumentException("'" + role + "' is a reserved sender, not a council role");
             }
         }

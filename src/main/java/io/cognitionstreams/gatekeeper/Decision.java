@@ -10,8 +10,9 @@ import java.util.Objects;
  * @param reason             for the model and the audit log: names the tool, the skill and what was missing
  * @param requiredPermission on a permission denial, the canonical permission the skill lacks: {@code service:method},
  *                           or {@code *} for a name that is not a well-formed tool name; null otherwise
- * @param protocol           on a permission denial, the skill's protocol (SKILL.md body), so the model re-reads its
- *                           rules at the moment it drifted from them; null otherwise
+ * @param protocol           on a denial of a call whose skill the registry knows, whatever the check that failed, the
+ *                           skill's protocol (SKILL.md body), so the model re-reads its rules at the moment it
+ *                           drifted from them; null otherwise
  * @param retrySafe          on an approval, the skill declares the tool read-only or idempotent (SKILL.md
  *                           {@code retry_safe}), so an executor may run it again after a crash
  */
@@ -30,7 +31,7 @@ public record Decision(Kind kind, String reason, String requiredPermission, Stri
         NO_SKILL(false),
         UNKNOWN_SKILL(false),
         CALLER_MISMATCH(false),
-        /** The skill lacks the permission: the one denial that carries the protocol (re-anchoring). */
+        /** The skill lacks the permission: the one denial that carries the permission it would need. */
         PERMISSION(false);
 
         private final boolean approved;
@@ -68,11 +69,12 @@ public record Decision(Kind kind, String reason, String requiredPermission, Stri
         return new Decision(Kind.PRIVILEGED, reason, null, null, false);
     }
 
-    static Decision deny(Kind kind, String reason) {
-        return new Decision(kind, reason, null, null, false);
+    /** @param protocol the protocol of the call's skill, or null when the call names no skill the registry knows */
+    static Decision deny(Kind kind, String reason, String protocol) {
+        return new Decision(kind, reason, null, protocol, false);
     }
 
-    static Decision denyWithProtocol(String reason, String requiredPermission, String protocol) {
+    static Decision denyPermission(String reason, String requiredPermission, String protocol) {
         return new Decision(Kind.PERMISSION, reason, requiredPermission, protocol, false);
     }
 }

@@ -23,6 +23,7 @@ import io.cognitionstreams.skills.ToolNames;
  *       ({@code service:method}, or {@code *} for a name that is not well-formed) and the skill's protocol:
  *       re-anchoring.</li>
  * </ol>
+ * Whichever check fails, a denial of a call that names a skill the registry knows carries that skill's protocol.
  * Stateless and thread-safe as long as the registry is.
  */
 public final class Gatekeeper {
@@ -79,39 +80,39 @@ public final class Gatekeeper {
         String tool = call.tool();
         String caller = call.caller();
         if (call.sessionId() == null || call.sessionId().isBlank()) {
-            return Decision.deny(Kind.NO_SESSION, "identity verification failed: no session (tool " + tool
-                    + ", caller \"" + caller + "\")");
+            return deny(Kind.NO_SESSION, "identity verification failed: no session (tool " + tool + ", caller \""
+                    + caller + "\")", named(call));
         }
         if (ToolNames.isBlank(tool)) {
-            return Decision.deny(Kind.MALFORMED_TOOL, "denied: the tool name is "
+            return deny(Kind.MALFORMED_TOOL, "denied: the tool name is "
                     + (tool == null ? "missing" : "blank (\"" + tool + "\")") + " (caller \"" + caller + "\"); no "
-                    + "permission allows a blank name, not even *, and neither does the root caller");
+                    + "permission allows a blank name, not even *, and neither does the root caller", named(call));
         }
         if (caller.equals(rootCaller)) {
             if (skills.find(rootCaller).isPresent()) {
-                return Decision.deny(Kind.ROOT_IS_SKILL, "identity verification failed: root caller \"" + caller
+                return deny(Kind.ROOT_IS_SKILL, "identity verification failed: root caller \"" + caller
                         + "\" is also a skill's name (tool " + tool + "); no call is privileged until the skill or "
-                        + "the root caller is renamed");
+                        + "the root caller is renamed", named(call));
             }
             return Decision.approvePrivileged("approved: root caller \"" + caller + "\" may call " + tool
                     + " without a permission check; privileged, recorded");
         }
         String skillName = call.skill();
         if (skillName == null || skillName.isBlank()) {
-            return Decision.deny(Kind.NO_SKILL, "identity verification failed: no active skill for tool " + tool
+            return deny(Kind.NO_SKILL, "identity verification failed: no active skill for tool " + tool
                     + " (caller \"" + caller + "\"); only a skill, through its permissions, or the root caller may "
-                    + "call tools");
+                    + "call tools", Optional.empty());
         }
         Optional<SkillDefinition> found = skills.find(skillName);
         if (found.isEmpty()) {
-            return Decision.deny(Kind.UNKNOWN_SKILL, "identity verification failed: unknown skill \"" + skillName
-                    + "\" (tool " + tool + ", caller \"" + caller + "\")");
+            return deny(Kind.UNKNOWN_SKILL, "identity verification failed: unknown skill \"" + skillName
+                    + "\" (tool " + tool + ", caller \"" + caller + "\")", Optional.empty());
         }
         SkillDefinition skill = found.get();
         if (!caller.equals(skill.name())) {
-            return Decision.deny(Kind.CALLER_MISMATCH, "identity verification failed: caller \"" + caller
+            return deny(Kind.CALLER_MISMATCH, "identity verification failed: caller \"" + caller
                     + "\" is not the active skill \"" + skill.name() + "\" (tool " + tool + "); a skill calls tools "
-                    + "only in its own name");
+                    + "only in its own name", found);
         }
         if (skill.permissions().allows(tool)) {
             return Decision.approve("approved: skill \"" + skill.name() + "\" is permitted " + tool,
@@ -123,9 +124,25 @@ public final class Gatekeeper {
                 .map(name -> "It needs the permission " + required + " (or " + name.service() + ":*)")
                 .orElseGet(() -> "\"" + tool + "\" is not a service:method tool name (" + ToolNames.problem(tool)
                         + "), so only the permission " + required + " allows it");
-        return Decision.denyWithProtocol("denied: skill \"" + skill.name() + "\" may not call " + tool + ". "
+        return Decision.denyPermission("denied: skill \"" + skill.name() + "\" may not call " + tool + ". "
                 + needs + ", which its SKILL.md does not grant; it holds: " + skill.permissions() + ". This is "
                 + "outside the skill's protocol: re-read it below and continue within it.", required,
                 skill.protocol());
+    }
+
+    /** The skill the call names, if the registry knows it: whatever else is wrong with the call. */
+    private Optional<SkillDefinition> named(Call call) {
+        return call.skill() == null || call.skill().isBlank() ? Optional.empty() : skills.find(call.skill());
+    }
+
+    /**
+     * A denial that carries the protocol of the call's skill when the registry knows it. Seed 000 re-anchors the
+     * model at the moment it fails, and a model that sent a blank tool name or called in another skill's name has
+     * drifted from its protocol as surely as one that lacked a permission.
+     */
+    private static Decision deny(Kind kind, String reason, Optional<SkillDefinition> skill) {
+        return skill.map(known -> Decision.deny(kind, reason + ". Re-read the protocol of skill \"" + known.name()
+                        + "\" below and continue within it.", known.protocol()))
+                .orElseGet(() -> Decision.deny(kind, reason, null));
     }
 }

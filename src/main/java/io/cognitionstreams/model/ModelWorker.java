@@ -99,6 +99,7 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
                     .setLatencyMs(Duration.between(packet.getMeta().getTimestamp(), Instant.now()).toMillis())
                     .setPromptTokens(completion.promptTokens())
                     .setCompletionTokens(completion.completionTokens())
+                    .setCouncilId(packet.getMeta().getCouncilId())
                     .build();
             return new ProducerRecord<>(topics.llmOutputs.name(), record.key(),
                     topics.llmOutputs.valueSerde().serializer().serialize(topics.llmOutputs.name(), output));

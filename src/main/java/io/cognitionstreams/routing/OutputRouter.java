@@ -8,6 +8,8 @@ import java.util.TreeMap;
 import org.apache.avro.specific.SpecificRecord;
 
 
+import io.cognitionstreams.council.CouncilIds;
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.redaction.Redaction;
 import io.cognitionstreams.redaction.Redactor;
@@ -40,10 +42,8 @@ public final class OutputRouter {
      * must fit a channel record.
      */
     public static final int MAX_OUTPUT_BYTES = 512 * 1024;
-    /** The council every escalation goes to (council.messages is keyed by council id). */
-    public static final String COUNCIL_ID = "default";
     /** How the council knows an escalation came from routing and must not be escalated again. */
-    public static final String SENDER = "router";
+    public static final String SENDER = CouncilSettings.ROUTER_SENDER;
     public static final String REDACTION_EVENT = "REDACTION";
     /** The tool an EXECUTE block asks for; skills grant it as {@code shell:run}, {@code shell:*} or {@code *}. */
     public static final String SHELL_TOOL = "shell.run";
@@ -96,10 +96,10 @@ public final class OutputRouter {
         }
         String session = output.getSessionId();
         int streak = streaks.streak(session);
-        for (Marker marker : routing.markers()) {
-            int next = InterruptStreak.next(streak, marker);
+        for (int sequence = 0; sequence < routing.markers().size(); sequence++) {
+            int next = InterruptStreak.next(streak, routing.markers().get(sequence));
             if (InterruptStreak.escalates(streak, next)) {
-                records.add(escalation(output));
+                records.add(escalation(output, sequence));
             }
             streak = next;
         }
@@ -179,18 +179,24 @@ public final class OutputRouter {
                         .sum() + " entities before the channels", attributes, output.getTimestamp());
     }
 
-    private static CouncilMessage escalation(LlmOutput output) {
+    /**
+     * The escalation raised by block {@code sequence}, the INTERRUPT that made the streak reach the threshold. Its id
+     * derives from that block, so a redelivered output raises the same message, and two streaks that end in one
+     * output raise two. docs/council.md shows it; RoutingTopologyTest checks the code against that example.
+     */
+    private static CouncilMessage escalation(LlmOutput output, int sequence) {
         return CouncilMessage.newBuilder()
-                .setMsgId(output.getOutputId() + "-interrupts")
+                .setMsgId(output.getOutputId() + "-interrupts-" + sequence)
                 .setParentId(output.getPacketId())
-                .setCouncilId(COUNCIL_ID)
+                .setCouncilId(CouncilIds.orDefault(output.getCouncilId()))
                 .setTimestamp(output.getTimestamp())
                 .setSender(SENDER)
                 .setRole("observer")
                 .setType(CouncilMessageType.ESCALATION)
                 .setRiskLevel(RiskLevel.HIGH)
                 .setContent(InterruptStreak.ESCALATE_AT + " consecutive INTERRUPT blocks in session "
-                        + output.getSessionId() + " (seed 003 section 8.4): Prime's attention needed")
+                        + output.getSessionId() + ", ending at block " + Lineage.blockId(output.getOutputId(),
+                        sequence) + " (seed 003 section 8.4): Prime's attention needed.")
                 .setSessionId(output.getSessionId())
                 .build();
     }

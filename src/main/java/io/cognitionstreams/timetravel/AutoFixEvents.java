@@ -8,7 +8,7 @@ import java.util.TreeMap;
 
 import io.cognitionstreams.assembly.history.ContextPruner;
 import io.cognitionstreams.events.PipelineEvents;
-import io.cognitionstreams.routing.OutputRouter;
+import io.cognitionstreams.council.CouncilIds;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
@@ -127,13 +127,13 @@ public final class AutoFixEvents {
                         + " retries: " + reason, attributes, output.getTimestamp());
     }
 
-    /** Seed 003 section 8.4: risk high for Prime's attention, keyed to the council routing escalates to. */
+    /** Seed 003 section 8.4: risk high for Prime's attention, for the council the output's session works with. */
     public static CouncilMessage escalation(LlmOutput output, Checkpoint packet, String content,
                                             Optional<Double> confidence) {
         return CouncilMessage.newBuilder()
                 .setMsgId(escalationId(output))
                 .setParentId(output.getPacketId())
-                .setCouncilId(OutputRouter.COUNCIL_ID)
+                .setCouncilId(CouncilIds.orDefault(output.getCouncilId()))
                 .setTimestamp(output.getTimestamp())
                 .setSender(SENDER)
                 .setRole("recovery")

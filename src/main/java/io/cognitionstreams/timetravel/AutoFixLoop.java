@@ -9,10 +9,10 @@ import org.apache.avro.specific.SpecificRecord;
 
 import io.cognitionstreams.assembly.RequestValidator;
 import io.cognitionstreams.assembly.TaskInstructions.Stage;
-import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.LlmOutput;
 
 /**
@@ -42,7 +42,7 @@ public final class AutoFixLoop {
         void forget(String session, String requestId);
     }
 
-    /** A record and its key: a checkpoint under its own, a retry under its session, an escalation its council. */
+    /** A record and its key: a checkpoint under its own, a retry under its session, an escalation its council's. */
     public record Keyed(String key, SpecificRecord value) {
     }
 
@@ -153,7 +153,7 @@ public final class AutoFixLoop {
 
     private static Keyed escalation(LlmOutput output, Checkpoint packet, String content,
                                     StageContracts.Result result) {
-        return new Keyed(OutputRouter.COUNCIL_ID, AutoFixEvents.escalation(output, packet, content,
-                result.confidence()));
+        CouncilMessage escalation = AutoFixEvents.escalation(output, packet, content, result.confidence());
+        return new Keyed(escalation.getCouncilId(), escalation);
     }
 }

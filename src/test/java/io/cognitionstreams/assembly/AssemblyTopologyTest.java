@@ -23,6 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.assembly.history.ChatImport;
+import io.cognitionstreams.council.CouncilEnvelope;
+import io.cognitionstreams.council.CouncilIds;
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.prompt.PromptRenderer;
@@ -248,11 +251,48 @@ class AssemblyTopologyTest {
         results.pipeInput("s1", result("s1", "c-last", packetId, 1).setText("still more").build());
 
         assertThat(packets.isEmpty()).as("no turn past the limit").isTrue();
-        CouncilMessage escalation = council.readValue();
+        var record = council.readKeyValue();
+        CouncilMessage escalation = record.value;
         assertThat(escalation.getType()).isEqualTo(CouncilMessageType.ESCALATION);
         assertThat(escalation.getSessionId()).isEqualTo("s1");
+        assertThat(record.key).isEqualTo(CouncilIds.DEFAULT);
+        assertThat(CouncilEnvelope.requireValid(record.key, escalation, CouncilSettings.defaults(),
+                escalation.getTimestamp())).as("the council takes it").isNotNull();
         assertThat(events.readValuesToList()).extracting(PipelineEvent::getType)
                 .contains(SessionAssembly.AUTO_CONTINUE_LIMIT);
+    }
+
+    @Test
+    void aSessionsCouncilIsOnEveryPacketUntilARequestNamesAnother() {
+        requests.pipeInput("s1", Records.request("s1", "first").setCouncilId("billing").build());
+        requests.pipeInput("s1", Records.request("s1", "second").setRequestId("r2").build());
+        requests.pipeInput("s1", Records.request("s1", "third").setRequestId("r3").setCouncilId("platform").build());
+        requests.pipeInput("s1", Records.request("s1", "fourth").setRequestId("r4").build());
+        requests.pipeInput("s2", Records.request("s2", "never named one").build());
+
+        assertThat(packets.readValuesToList()).extracting(packet -> packet.getSessionId(),
+                packet -> packet.getMeta().getCouncilId()).containsExactly(tuple("s1", "billing"),
+                tuple("s1", "billing"), tuple("s1", "platform"), tuple("s1", "platform"), tuple("s2", null));
+    }
+
+    @Test
+    void theAutoContinueEscalationGoesToTheSessionsCouncil() {
+        TestInputTopic<String, ToolResult> results = TopicDriver.input(driver, topics.toolResults);
+        TestOutputTopic<String, CouncilMessage> council = TopicDriver.output(driver, topics.councilMessages);
+        requests.pipeInput("s1", Records.request("s1", "Inspect the workspace.").setCouncilId("billing").build());
+        String packetId = packets.readValue().getMeta().getPacketId();
+        for (int turn = 1; turn <= AUTO_CONTINUE; turn++) {
+            results.pipeInput("s1", result("s1", "c" + turn, packetId, 1).setText("more to do").build());
+            CognitionPacket next = packets.readValue();
+            assertThat(next.getMeta().getCouncilId()).as("a turn the pipeline asks for").isEqualTo("billing");
+            packetId = next.getMeta().getPacketId();
+        }
+
+        results.pipeInput("s1", result("s1", "c-last", packetId, 1).setText("still more").build());
+
+        var escalation = council.readKeyValue();
+        assertThat(escalation.key).isEqualTo("billing");
+        assertThat(escalation.value.getCouncilId()).isEqualTo("billing");
     }
 
     private static ToolResult.Builder result(String session, String callId, String packetId, int callCount) {
@@ -555,6 +595,20 @@ class AssemblyTopologyTest {
     }
 
     @Test
+    void aDenialOfACallWithoutASessionReanchorsNoSession() {
+        // The gatekeeper hands back the named skill's protocol even then: there is no session to put it in front of.
+        decisions.pipeInput("gatekeeper", ToolDecision.newBuilder()
+                .setCall(ToolCall.newBuilder().setCallId("c1").setSessionId(" ").setCaller("git").setSkill("git")
+                        .setTool("git.status").setTimestamp(Records.T0).build())
+                .setVerdict(Verdict.DENIED).setReason("identity verification failed: no session")
+                .setProtocol("Use git.smart_commit, never the terminal.").setTimestamp(Records.T0).build());
+
+        assertThat(deadLetters.isEmpty()).isTrue();
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get(" ")).isNull();
+    }
+
+    @Test
     void aPromptThatCannotFitIsATokenBudgetErrorEventAndDeadLetterNeverACutPacket() {
         requests.pipeInput("s1", Records.request("s1", "word ".repeat(400)).setMtu(256).build());
 
@@ -599,6 +653,8 @@ class AssemblyTopologyTest {
         requests.pipeInput("s1", Records.request("s1", "tiny mtu").setMtu(10).build());
         requests.pipeInput("s1", Records.request("s1", "bad key").setTaskInstructionKey("make_it_so").build());
         requests.pipeInput("s1", Records.request("s1", "negative").setRetryCount(-1).build());
+        requests.pipeInput("s1", Records.request("s1", "blank council").setCouncilId(" ").build());
+        requests.pipeInput("s1", Records.request("s1", "nested council").setCouncilId("ops/night").build());
         requests.pipeInput("s1", (CognitionRequest) null);
         requests.pipeInput("s9", Records.request("s9", "valid after all of them").build());
 
@@ -612,8 +668,11 @@ class AssemblyTopologyTest {
                 "mtu 10 is outside 256..2000000",
                 "unknown task_instruction_key 'make_it_so'; known: " + TaskInstructions.defaults(tokenizers).keys(),
                 "retry_count -1 is negative",
+                "council_id is empty (leave council_id out for council default)",
+                "council_id 'ops/night' contains '/' (leave council_id out for council default)",
                 "cognition request is null (tombstones are not requests)");
-        assertThat(letters).extracting(DeadLetter::getSourceOffset).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L);
+        assertThat(letters).extracting(DeadLetter::getSourceOffset)
+                .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
         assertThat(letters.get(0).getProcessor()).isEqualTo("assemble");
         assertThat(packets.readValuesToList()).extracting(CognitionPacket::getSessionId).containsExactly("s9");
     }

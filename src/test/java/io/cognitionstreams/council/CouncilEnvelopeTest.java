@@ -46,6 +46,8 @@ class CouncilEnvelopeTest {
         assertThat(valid(message("t1", "council", CouncilMessageType.HEARTBEAT, 0).build())).isNotNull();
         assertThat(valid(message("a1", "autofix", CouncilMessageType.ESCALATION, 0)
                 .setContent("VERIFY still fails after 2 retries").setRiskLevel(RiskLevel.HIGH).build())).isNotNull();
+        assertThat(valid(message("l1", "assembly", CouncilMessageType.ESCALATION, 0)
+                .setContent("session s1 took 3 turns on its own").setRiskLevel(RiskLevel.HIGH).build())).isNotNull();
     }
 
     static Stream<Arguments> broken() {
@@ -67,9 +69,12 @@ class CouncilEnvelopeTest {
                                 .setTimestamp(Instant.parse("9999-12-31T23:59:59Z")),
                         "timestamp 9999-12-31T23:59:59Z is"),
                 Arguments.of(message("m", "gpt", CouncilMessageType.INFO, 0),
-                        "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix' or 'council'"),
+                        "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix', "
+                                + "'assembly' or 'council'"),
                 Arguments.of(message("m", "autofix", CouncilMessageType.INFO, 0),
                         "sender 'autofix' is not a council role and cannot send INFO (only [ESCALATION])"),
+                Arguments.of(message("m", "assembly", CouncilMessageType.HEARTBEAT, 0),
+                        "sender 'assembly' is not a council role and cannot send HEARTBEAT (only [ESCALATION])"),
                 Arguments.of(message("m", "router", CouncilMessageType.VOTE, 0).setProposalId("p").setVote(Vote.YES),
                         "sender 'router' is not a council role and cannot send VOTE (only [ESCALATION, INFO])"),
                 Arguments.of(message("m", "council", CouncilMessageType.PROPOSAL, 0).setContent("x"),

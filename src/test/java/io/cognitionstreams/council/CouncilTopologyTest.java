@@ -424,7 +424,7 @@ class CouncilTopologyTest {
                         DeadLetter::getProcessor, DeadLetter::getReason)
                 .containsExactly(
                         tuple(ErrorKind.VALIDATION, 0L, "deliberate",
-                                "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix' or 'council'"),
+                                "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix', 'assembly' or 'council'"),
                         tuple(ErrorKind.VALIDATION, 1L, "deliberate",
                                 "record key 'other' is not the council_id 'default': council.messages is keyed by "
                                         + "council_id"),

@@ -3,11 +3,18 @@ package io.cognitionstreams.gatekeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.cognitionstreams.gatekeeper.Gatekeeper.Call;
 import io.cognitionstreams.skills.PermissionSet;
@@ -73,9 +80,55 @@ class GatekeeperTest {
             assertThat(decision.approved()).isFalse();
             assertThat(decision.kind()).isEqualTo(Decision.Kind.NO_SESSION);
             assertThat(decision.reason()).isEqualTo(
-                    "identity verification failed: no session (tool git.status, caller \"git\")");
-            assertThat(decision.protocol()).isNull();
+                    "identity verification failed: no session (tool git.status, caller \"git\"). Re-read the "
+                            + "protocol of skill \"git\" below and continue within it.");
+            assertThat(decision.protocol()).isEqualTo("# Git protocol");
         }
+        assertThat(gatekeeper.decide(new Call(null, "agent", null, "git.status")).reason())
+                .as("no skill named, no protocol to re-read")
+                .isEqualTo("identity verification failed: no session (tool git.status, caller \"agent\")");
+    }
+
+    /**
+     * Seed 000: re-anchor on every denial where the protocol is known. One call per way to be denied, each naming a
+     * skill the registry knows; between them they reach every denial a known skill can meet.
+     */
+    static Stream<Arguments> deniedCallsOfAKnownSkill() {
+        return Stream.of(
+                Arguments.of(new Call(null, "git", "git", "git.status"), Decision.Kind.NO_SESSION, "# Git protocol"),
+                Arguments.of(new Call("s1", "git", "git", " "), Decision.Kind.MALFORMED_TOOL, "# Git protocol"),
+                Arguments.of(new Call("s1", "admin", "admin", null), Decision.Kind.MALFORMED_TOOL,
+                        "# Admin protocol"),
+                Arguments.of(new Call("s1", "writer", "git", "git.push"), Decision.Kind.CALLER_MISMATCH,
+                        "# Git protocol"),
+                Arguments.of(new Call("s1", "agent", "writer", "filesystem.read"), Decision.Kind.CALLER_MISMATCH,
+                        WRITER_PROTOCOL),
+                Arguments.of(new Call("s1", "writer", "writer", "shell.run"), Decision.Kind.PERMISSION,
+                        WRITER_PROTOCOL),
+                Arguments.of(new Call("s1", "git", "git", "run"), Decision.Kind.PERMISSION, "# Git protocol"),
+                Arguments.of(new Call("s1", "git", "git", "mcp__git"), Decision.Kind.PERMISSION, "# Git protocol"));
+    }
+
+    @ParameterizedTest(name = "{1}: {0}")
+    @MethodSource("deniedCallsOfAKnownSkill")
+    void everyDenialOfACallWhoseSkillIsKnownCarriesItsProtocol(Call call, Decision.Kind kind, String protocol) {
+        Decision decision = gatekeeper.decide(call);
+
+        assertThat(decision.approved()).isFalse();
+        assertThat(decision.kind()).isEqualTo(kind);
+        assertThat(decision.protocol()).isEqualTo(protocol);
+        assertThat(decision.reason()).endsWith("below and continue within it.");
+    }
+
+    @Test
+    void theDenialsOfAKnownSkillCoverEveryKindButThoseWithoutOne() {
+        Set<Decision.Kind> covered = deniedCallsOfAKnownSkill().map(arguments -> (Decision.Kind) arguments.get()[1])
+                .collect(Collectors.toCollection(() -> EnumSet.noneOf(Decision.Kind.class)));
+        covered.add(Decision.Kind.ROOT_IS_SKILL); // needs a gatekeeper whose root caller is a skill: tested below
+
+        Set<Decision.Kind> denials = EnumSet.complementOf(EnumSet.of(Decision.Kind.APPROVED,
+                Decision.Kind.PRIVILEGED, Decision.Kind.NO_SKILL, Decision.Kind.UNKNOWN_SKILL));
+        assertThat(covered).as("a denial kind added later must re-anchor too, or say why not").isEqualTo(denials);
     }
 
     @Test
@@ -92,7 +145,7 @@ class GatekeeperTest {
         assertThat(decision.reason()).isEqualTo(
                 "identity verification failed: unknown skill \"hacker\" (tool shell.run, caller \"hacker\")");
         assertThat(decision.requiredPermission()).isNull();
-        assertThat(decision.protocol()).isNull();
+        assertThat(decision.protocol()).as("no protocol is known for it").isNull();
     }
 
     @Test
@@ -103,6 +156,7 @@ class GatekeeperTest {
         assertThat(decision.kind()).isEqualTo(Decision.Kind.NO_SKILL);
         assertThat(decision.reason()).startsWith(
                 "identity verification failed: no active skill for tool shell.run (caller \"agent\")");
+        assertThat(decision.protocol()).isNull();
     }
 
     @Test
@@ -112,7 +166,10 @@ class GatekeeperTest {
         assertThat(decision.approved()).isFalse();
         assertThat(decision.kind()).isEqualTo(Decision.Kind.CALLER_MISMATCH);
         assertThat(decision.reason()).isEqualTo("identity verification failed: caller \"writer\" is not the active "
-                + "skill \"git\" (tool git.push); a skill calls tools only in its own name");
+                + "skill \"git\" (tool git.push); a skill calls tools only in its own name. Re-read the protocol of "
+                + "skill \"git\" below and continue within it.");
+        assertThat(decision.protocol()).as("the session's active skill, not the caller's").isEqualTo("# Git protocol");
+        assertThat(decision.requiredPermission()).isNull();
     }
 
     @Test
@@ -202,7 +259,8 @@ class GatekeeperTest {
                 assertThat(decision.reason()).startsWith("denied: the tool name is " + (tool == null ? "missing"
                         : "blank (\"" + tool + "\")")).contains("not even *, and neither does the root caller");
                 assertThat(decision.requiredPermission()).isNull();
-                assertThat(decision.protocol()).isNull();
+                assertThat(decision.protocol()).as("%s's own protocol, if it is a skill", caller)
+                        .isEqualTo(REGISTRY.find(caller).map(SkillDefinition::protocol).orElse(null));
             }
         }
     }
@@ -225,7 +283,8 @@ class GatekeeperTest {
         assertThat(decision.approved()).isFalse();
         assertThat(decision.kind()).isEqualTo(Decision.Kind.ROOT_IS_SKILL);
         assertThat(decision.reason()).isEqualTo("identity verification failed: root caller \"git\" is also a "
-                + "skill's name (tool shell.run); no call is privileged until the skill or the root caller is renamed");
-        assertThat(decision.protocol()).isNull();
+                + "skill's name (tool shell.run); no call is privileged until the skill or the root caller is renamed."
+                + " Re-read the protocol of skill \"git\" below and continue within it.");
+        assertThat(decision.protocol()).isEqualTo("# Git protocol");
     }
 }

@@ -161,11 +161,11 @@ class GatekeeperTopologyTest {
         assertThat(decision.getVerdict()).as(decision.getReason())
                 .isEqualTo(allowed ? Verdict.APPROVED : Verdict.DENIED);
         if (!allowed) {
-            // A blank name is no call a skill could be granted; any other is re-anchored with what would allow it.
+            // A blank name is no call a skill could be granted; any other names what would allow it. Both re-anchor.
             boolean blank = tool.isBlank();
             assertThat(decision.getRequiredPermission()).isEqualTo(blank ? null
                     : ToolNames.split(tool).map(ToolName::canonical).orElse("*"));
-            assertThat(decision.getProtocol()).isEqualTo(blank ? null : protocolOf("probe"));
+            assertThat(decision.getProtocol()).isEqualTo(protocolOf("probe"));
         }
     }
 
@@ -221,8 +221,10 @@ class GatekeeperTopologyTest {
             assertThat(decision.getReason()).startsWith("denied: the tool name is blank")
                     .contains("not even *, and neither does the root caller");
             assertThat(decision.getRequiredPermission()).isNull();
-            assertThat(decision.getProtocol()).isNull();
         });
+        // The model that sent a blank name is re-anchored with its skill's protocol; the root caller has none.
+        assertThat(denied).extracting(ToolDecision::getProtocol)
+                .containsExactly(protocolOf("admin"), protocolOf("admin"), null, protocolOf("git"));
         assertThat(events.readValuesToList()).extracting(e -> e.getAttributes().get("kind"))
                 .containsOnly("malformed_tool").hasSize(4);
         assertThat(store().get("s1").getDeniedCalls()).isEqualTo(4);
@@ -282,7 +284,7 @@ class GatekeeperTopologyTest {
     }
 
     @Test
-    void callsWhoseIdentityCannotBeVerifiedAreDeniedWithoutAProtocol() {
+    void callsWhoseIdentityCannotBeVerifiedAreDeniedWithTheProtocolOfTheSkillTheyNameWhenItIsKnown() {
         ToolDecision noSession = decide("s1", call(null, "git", "git.status").build());
         ToolDecision blankSession = decide("", call(" ", "git", "git.status").build());
         ToolDecision unknownSkill = decide("s1", call("s1", "ghost", "git.status").build());
@@ -293,9 +295,14 @@ class GatekeeperTopologyTest {
         assertThat(List.of(noSession, blankSession, unknownSkill, borrowed, noSkill)).allSatisfy(decision -> {
             assertThat(decision.getVerdict()).isEqualTo(Verdict.DENIED);
             assertThat(decision.getReason()).startsWith("identity verification failed: ");
-            assertThat(decision.getProtocol()).isNull();
             assertThat(decision.getRequiredPermission()).isNull();
         });
+        // git is known, so the calls that name it are re-anchored with it; ghost and no skill have no protocol.
+        assertThat(List.of(noSession, blankSession, unknownSkill, borrowed, noSkill))
+                .extracting(ToolDecision::getProtocol)
+                .containsExactly(protocolOf("git"), protocolOf("git"), null, protocolOf("git"), null);
+        assertThat(borrowed.getReason()).endsWith(". Re-read the protocol of skill \"git\" below and continue "
+                + "within it.");
         assertThat(noSession.getReason()).contains("no session");
         assertThat(unknownSkill.getReason()).contains("unknown skill \"ghost\"");
         assertThat(borrowed.getReason()).contains("caller \"writer\" is not the active skill \"git\"");
@@ -592,6 +599,7 @@ class GatekeeperTopologyTest {
 
         assertThat(decision.getVerdict()).isEqualTo(Verdict.DENIED);
         assertThat(decision.getReason()).contains("root caller \"ops\" is also a skill's name");
+        assertThat(decision.getProtocol()).isEqualTo(protocolOf(ROOT));
     }
 
     @Test

@@ -1,9 +1,13 @@
 package io.cognitionstreams.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +23,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.council.CouncilEnvelope;
+import io.cognitionstreams.council.CouncilIds;
+import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
@@ -32,6 +39,7 @@ import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.serde.json.JsonAvro;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
@@ -232,15 +240,80 @@ class RoutingTopologyTest {
                 council.readRecordsToList();
         assertThat(escalations).hasSize(1);
         CouncilMessage escalation = escalations.get(0).value();
-        assertThat(escalations.get(0).key()).isEqualTo(OutputRouter.COUNCIL_ID);
+        assertThat(escalations.get(0).key()).isEqualTo(CouncilIds.DEFAULT);
         assertThat(escalation.getType()).isEqualTo(CouncilMessageType.ESCALATION);
         assertThat(escalation.getRiskLevel()).isEqualTo(RiskLevel.HIGH);
         assertThat(escalation.getSender()).isEqualTo(OutputRouter.SENDER);
         assertThat(escalation.getSessionId()).isEqualTo("s1");
-        assertThat(escalation.getMsgId()).isEqualTo("o3-interrupts");
+        assertThat(escalation.getMsgId()).as("the block that completed the streak").isEqualTo("o3-interrupts-0");
         KeyValueStore<String, Integer> streaks = driver.getKeyValueStore(RoutingTopology.INTERRUPT_STORE);
         assertThat(streaks.get("s1")).isEqualTo(4);
         assertThat(streaks.get("s2")).isEqualTo(1);
+    }
+
+    @Test
+    void eachSessionsEscalationGoesToTheCouncilItsOutputNames() {
+        String interrupts = "INTERRUPT: one\nINTERRUPT: two\nINTERRUPT: three";
+        outputs.pipeInput("s1", Records.output("s1", interrupts).setCouncilId("billing").build());
+        outputs.pipeInput("s2", Records.output("s2", interrupts).setCouncilId("platform").build());
+        outputs.pipeInput("s3", Records.output("s3", interrupts).build());
+
+        List<org.apache.kafka.streams.test.TestRecord<String, CouncilMessage>> escalations =
+                council.readRecordsToList();
+        assertThat(escalations).extracting(record -> record.key(), record -> record.value().getSessionId())
+                .containsExactly(tuple("billing", "s1"), tuple("platform", "s2"), tuple(CouncilIds.DEFAULT, "s3"));
+        // The council takes each under the key it arrives with: none is dead-lettered as mis-keyed.
+        escalations.forEach(record -> assertThat(CouncilEnvelope.requireValid(record.key(), record.value(),
+                CouncilSettings.defaults(), record.value().getTimestamp())).isNotNull());
+    }
+
+    @Test
+    void twoStreaksEndingInOneOutputRaiseTwoEscalationsWithTheirOwnIds() {
+        outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: a\nINTERRUPT: b\nINTERRUPT: c\nRESPONSE: resumed\n"
+                + "INTERRUPT: d\nINTERRUPT: e\nINTERRUPT: f").setOutputId("o1").build());
+
+        assertThat(council.readValuesToList()).extracting(CouncilMessage::getMsgId)
+                .containsExactly("o1-interrupts-2", "o1-interrupts-6");
+    }
+
+    /**
+     * docs/council.md, "Contract for marker routing", shows an output and the escalation routing sends for it: the
+     * two JSON lines there, fed through the topology, must be exactly what it writes, under the key it names.
+     */
+    @Test
+    void theEscalationIsExactlyTheOneDocsCouncilMdShows() throws Exception {
+        List<String> example = jsonLinesOfSection(Path.of("docs", "council.md"),
+                "### Contract for marker routing (3 consecutive INTERRUPTs)");
+        assertThat(example).as("the output, then its escalation").hasSize(2);
+        LlmOutput output = JsonAvro.fromJson(example.get(0), LlmOutput.class);
+        CouncilMessage documented = JsonAvro.fromJson(example.get(1), CouncilMessage.class);
+
+        outputs.pipeInput(output.getSessionId(), output);
+
+        org.apache.kafka.streams.test.TestRecord<String, CouncilMessage> sent = council.readRecord();
+        assertThat(JsonAvro.toJson(sent.value())).isEqualTo(example.get(1));
+        assertThat(sent.key()).isEqualTo(documented.getCouncilId());
+        assertThat(council.isEmpty()).isTrue();
+    }
+
+    /** The JSON lines in json code blocks under {@code heading}, up to the next heading of any level. */
+    private static List<String> jsonLinesOfSection(Path doc, String heading) throws IOException {
+        List<String> lines = Files.readAllLines(doc);
+        int start = lines.indexOf(heading);
+        assertThat(start).as("%s has the section %s", doc, heading).isNotNegative();
+        List<String> json = new ArrayList<>();
+        boolean inJson = false;
+        for (String line : lines.subList(start + 1, lines.size())) {
+            if (line.startsWith("#")) {
+                break;
+            }
+            if (line.startsWith("```")) {
+                inJson = !inJson && line.equals("```json");
+            } else if (inJson && line.startsWith("{")) {
+                json.add(line);
+            }
+        }
+        return json;
     }
 
     @Test
@@ -251,7 +324,7 @@ class RoutingTopologyTest {
         assertThat(council.isEmpty()).isTrue();
 
         outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: four\nINTERRUPT: five").setOutputId("o4").build());
-        assertThat(council.readValuesToList()).extracting(CouncilMessage::getMsgId).containsExactly("o4-interrupts");
+        assertThat(council.readValuesToList()).extracting(CouncilMessage::getMsgId).containsExactly("o4-interrupts-1");
     }
 
     private List<Marker> markers(Channel channel) {

@@ -265,6 +265,22 @@ class TimeTravelTopologyTest {
     }
 
     @Test
+    void anEscalationGoesToTheCouncilTheSessionNamed() {
+        start(AutoFixPolicy.defaults());
+        CognitionRequest refine = Records.request("s1", "Refine the plan").setTaskInstructionKey("refinement")
+                .setCouncilId("billing").build();
+        requests.pipeInput("s1", refine, tick());
+        CognitionPacket packet = packet(refine, 0);
+        packets.pipeInput("s1", packet, tick());
+
+        answer(packet, "PLAN:\n1. ship it\nconfidence=0.1");
+
+        var escalation = council.readKeyValue();
+        assertThat(escalation.key).isEqualTo("billing");
+        assertThat(escalation.value.getCouncilId()).isEqualTo("billing");
+    }
+
+    @Test
     void observeAnswersHaveNoContractAndAnAnswerWithoutCheckpointIsLeftAlone() {
         start(AutoFixPolicy.defaults());
         CognitionRequest observe = Records.request("s1", "Watch the stream").setTaskInstructionKey("observer")
@@ -342,6 +358,7 @@ class TimeTravelTopologyTest {
                 .setModel("replay:test")
                 .setText(text)
                 .setTimestamp(at)
+                .setCouncilId(packet.getMeta().getCouncilId())
                 .build(), at);
     }
 
