@@ -78,6 +78,12 @@ final class Chars {
             return true;
         }
         boolean joiner = after == '.' || after == ',' || after == '-' || after == '/';
+        if (after == ':') {
+            // An IPv6 address or a port (+1 415 555 0132 0::): were the number to end inside it, the address's
+            // hit would overlap it and win, and the phone number before it would stay in clear.
+            char next = at(s, end + 1);
+            return next == ':' || Character.digit(next, 16) >= 0;
+        }
         return joiner && isDigit(at(s, end + 1));
     }
 }

@@ -54,6 +54,12 @@ class PiiContactTest {
     }
 
     @Test
+    void aPhoneNumberBetweenIpv6AddressesIsRedactedWithThem() {
+        // Found by RoutingPropertiesTest (seed -3014490906887359342): the phone number took the next address's 0.
+        assertThat(redact("0:: +1 415 555 0132 0::")).isEqualTo("[REDACTED:IPV6] [REDACTED:PHONE] [REDACTED:IPV6]");
+    }
+
+    @Test
     void aListOfPhoneNumbersIsRedactedItemByItem() {
         assertThat(redact("555-123-4567, 555-987-6543;+44 20 7946 0958"))
                 .isEqualTo("[REDACTED:PHONE], [REDACTED:PHONE];[REDACTED:PHONE]");
