@@ -47,8 +47,25 @@ public final class PipelineEvents {
     }
 
     /**
-     * @param id   unique per event: derived from what caused it (a packet id, a source offset), so a replay of the
-     *             same input gives the same id and a consumer can drop a repeat
+     * The input record an event follows from, where it sits on its topic. An event's id is this position and what
+     * the event says, so it is unique per event and the same when that input is processed again (exactly-once
+     * reprocessing, a rewind), and a consumer can drop a repeat. Ids derived from the ids in the records (a packet's,
+     * a call's) were not unique: two answers to one packet carry the same packet, output and call ids, and their
+     * two different events had one id.
+     */
+    public record Source(String topic, int partition, long offset) {
+
+        /**
+         * @param what the event's type, and whatever else tells it from the other events of the same input (the
+         *             field of a budget overrun)
+         */
+        public String eventId(String what) {
+            return topic + "-" + partition + "@" + offset + "/" + what;
+        }
+    }
+
+    /**
+     * @param id   {@link Source#eventId} of the input the event follows from
      * @param at   when what the event reports happened
      */
     public static PipelineEvent event(String id, String type, Severity severity, Turn turn, String message,

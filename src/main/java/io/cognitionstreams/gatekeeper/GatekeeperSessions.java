@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -106,8 +105,9 @@ public final class GatekeeperSessions {
         this.signer = signer;
     }
 
-    /** Decides, with {@code gatekeeper}, a call read under {@code key} at {@code now}. */
-    public Decided decide(Memory memory, Gatekeeper gatekeeper, String key, ToolCall raw, Instant now) {
+    /** Decides, with {@code gatekeeper}, a call read under {@code key} at {@code now} from {@code source}. */
+    public Decided decide(Memory memory, Gatekeeper gatekeeper, String key, ToolCall raw, Instant now,
+                          PipelineEvents.Source source) {
         if (raw == null) {
             throw new InvalidRecordException("tool call is null (tombstones are not calls)");
         }
@@ -166,11 +166,11 @@ public final class GatekeeperSessions {
             if (decision.requiredPermission() != null) {
                 attributes.put("required_permission", decision.requiredPermission());
             }
-            records.add(new Keyed(events, event(call, DRIFT, decision.reason(), attributes, now)));
+            records.add(new Keyed(events, event(call, DRIFT, decision.reason(), attributes, now, source)));
         }
         if (decision.privileged()) {
             records.add(new Keyed(events, event(call, PRIVILEGED_CALL, decision.reason(), callAttributes(call),
-                    now)));
+                    now, source)));
         }
         if (newlyOverloaded != null) {
             Map<String, String> attributes = new LinkedHashMap<>();
@@ -178,7 +178,7 @@ public final class GatekeeperSessions {
             attributes.put("count", String.valueOf(newlyOverloaded.size()));
             attributes.put("threshold", String.valueOf(load.threshold()));
             records.add(new Keyed(events, event(call, COGNITIVE_OVERLOAD,
-                    CognitiveLoad.warning(newlyOverloaded.size(), load.threshold()), attributes, now)));
+                    CognitiveLoad.warning(newlyOverloaded.size(), load.threshold()), attributes, now, source)));
         }
         return new Decided(records, decision.approved() ? Optional.empty() : Optional.of(call));
     }
@@ -338,8 +338,8 @@ public final class GatekeeperSessions {
     }
 
     private static PipelineEvent event(ToolCall call, String type, String message, Map<String, String> attributes,
-                                       Instant now) {
-        return PipelineEvents.event(call.getCallId() + "-" + type.toLowerCase(Locale.ROOT), type, Severity.WARN,
+                                       Instant now, PipelineEvents.Source source) {
+        return PipelineEvents.event(source.eventId(type), type, Severity.WARN,
                 PipelineEvents.Turn.of(call), message, attributes, now);
     }
 

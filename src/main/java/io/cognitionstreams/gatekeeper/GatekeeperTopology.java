@@ -25,6 +25,7 @@ import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.EventSources;
 import io.cognitionstreams.topology.Outputs;
 
 /**
@@ -153,7 +154,7 @@ public final class GatekeeperTopology {
         @Override
         public void process(Record<String, ToolCall> record) {
             GatekeeperSessions.Decided decided = sessions.decide(memory, gatekeeper, record.key(), record.value(),
-                    Instant.ofEpochMilli(record.timestamp()));
+                    Instant.ofEpochMilli(record.timestamp()), EventSources.of(context));
             decided.denied().ifPresent(call -> drift.recordDenial(call.getSkill(), call.getTool()));
             decided.records().forEach(out -> context.forward(record.withKey(out.key()).withValue(out.value())));
         }

@@ -270,6 +270,16 @@ class GatekeeperTopologyTest {
     }
 
     @Test
+    void theSameCallSentTwiceIsTwoDriftEventsEachNamedByWhereItsCallWasRead() {
+        ToolCall call = call("s1", "writer", "shell.run").build();
+        decide("s1", call);
+        decide("s1", call);
+
+        assertThat(events.readValuesToList()).extracting(PipelineEvent::getEventId)
+                .containsExactly("tool.calls-0@0/DRIFT", "tool.calls-0@1/DRIFT");
+    }
+
+    @Test
     void denialsAreCountedPerSkillAndToolInAMetric() {
         decide("s1", call("s1", "writer", "shell.run").build());
         decide("s2", call("s2", "writer", "shell.run").build());

@@ -222,6 +222,16 @@ class RoutingTopologyTest {
     }
 
     @Test
+    void twoAnswersToOnePacketGiveTwoRedactionEventsEachNamedByWhereItsAnswerWasRead() {
+        LlmOutput answer = Records.output("s1", "RESPONSE: mail jane.doe@example.com").build();
+        outputs.pipeInput("s1", answer);
+        outputs.pipeInput("s1", LlmOutput.newBuilder(answer).setText("RESPONSE: mail john.roe@example.com").build());
+
+        assertThat(events.readValuesToList()).extracting(PipelineEvent::getEventId)
+                .containsExactly("llm.outputs-0@0/REDACTION", "llm.outputs-0@1/REDACTION");
+    }
+
+    @Test
     void threeInterruptsInARowRaiseExactlyOneEscalationAcrossOutputs() {
         outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: one\nTHOUGHT_SEED: aside").setOutputId("o1").build());
         outputs.pipeInput("s1", Records.output("s1", "INTERRUPT: two").setOutputId("o2").build());

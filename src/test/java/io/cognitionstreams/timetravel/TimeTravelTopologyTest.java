@@ -218,6 +218,24 @@ class TimeTravelTopologyTest {
     }
 
     @Test
+    void twoAnswersToOnePacketGiveEventsOfTheirOwnNamedByWhereEachAnswerWasRead() {
+        start(AutoFixPolicy.defaults());
+        CognitionPacket packet = sendVerification("r2", 2);
+
+        answer(packet, "VERIFY: fail: the canary's error rate is over budget");
+        answer(packet, "VERIFY: fail: the dashboard is down");
+
+        List<PipelineEvent> emitted = events.readValuesToList();
+        assertThat(emitted).extracting(PipelineEvent::getEventId).containsExactly(
+                "llm.outputs-0@0/STAGE_CONTRACT_FAILED", "llm.outputs-0@0/autofix/attempt",
+                "llm.outputs-0@0/autofix/travel",
+                "llm.outputs-0@1/STAGE_CONTRACT_FAILED", "llm.outputs-0@1/autofix/attempt",
+                "llm.outputs-0@1/autofix/travel");
+        assertThat(emitted).extracting(PipelineEvent::getPacketId).as("one packet, whose id they used to share")
+                .containsOnly(packet.getMeta().getPacketId());
+    }
+
+    @Test
     void aMissingPlanIsRetriedThenEscalated() {
         start(new AutoFixPolicy(1));
         CognitionRequest plan = Records.request("s1", "Plan the deploy").build();
