@@ -146,6 +146,12 @@ final class RunCommand implements Callable<Integer> {
             description = "Active skills a session may have before its tool results carry a cognitive-load warning "
                     + "(default: ${DEFAULT-VALUE}).")
     int cognitiveLoadThreshold;
+
+    @Option(names = "--recorded-results-retention", defaultValue = "7d", paramLabel = "DURATION",
+            description = "How long the gatekeeper keeps each tool result for a replay of its session to answer "
+                    + "with; match it to cognition.requests' retention (default: ${DEFAULT-VALUE}).")
+    Duration recordedResultsRetention;
+
     @Option(names = "--council-roles", defaultValue = "prime,lite,codemind", split = ",", paramLabel = "ROLE",
             description = "Council roles that heartbeat, propose and vote (default: ${DEFAULT-VALUE}).")
     List<String> councilRoles;
@@ -193,7 +199,7 @@ final class RunCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         // Checked before a broker starts, so a bad flag leaves nothing running.
         GatekeeperSettings gatekeeper = new GatekeeperSettings(Optional.ofNullable(rootCaller),
-                cognitiveLoadThreshold);
+                cognitiveLoadThreshold, recordedResultsRetention);
         RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew);

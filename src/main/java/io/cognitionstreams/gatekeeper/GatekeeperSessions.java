@@ -247,7 +247,8 @@ public final class GatekeeperSessions {
                 .setExecutor(COMPONENT)
                 .setError(call.getTimeTravel() == TimeTravel.REPLAY
                         ? "not executed during replay: the original call (" + call.getParentId() + ") has no "
-                                + "recorded result"
+                                + "recorded result (it had none, or it is older than the gatekeeper keeps them: "
+                                + "run --recorded-results-retention)"
                         : "recorded, not executed: a fork runs tools only when started with fork --execute-tools"));
         return result
                 .setCallId(call.getCallId())

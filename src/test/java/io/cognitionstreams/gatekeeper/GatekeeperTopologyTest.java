@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -14,6 +17,8 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,6 +59,8 @@ class GatekeeperTopologyTest {
     /** Low, so three skills overload a session. */
     private static final int THRESHOLD = 2;
     private static final String ROOT = "ops";
+    /** How long recorded results are kept here. */
+    private static final Duration RETENTION = Duration.ofHours(1);
     private static final DecisionSignatures.Signer SIGNER = DecisionSignatures.Signer.generated();
     /** Arguments an approved shell call needs. */
     private static final String LS = "{\"command\":\"ls\"}";
@@ -78,7 +85,7 @@ class GatekeeperTopologyTest {
     @BeforeEach
     void start() {
         StreamsBuilder builder = new StreamsBuilder();
-        GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.of(ROOT), THRESHOLD),
+        GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.of(ROOT), THRESHOLD, RETENTION),
                 Redactor.defaults(), SIGNER);
         driver = Drivers.driver(builder.build(), stateDir);
         skills = TopicDriver.input(driver, topics.skills);
@@ -553,13 +560,37 @@ class GatekeeperTopologyTest {
     @Test
     void endingASessionForgetsItsRecordedResults() {
         annotate(result("s1").setCallId("c1").setText("ok").build());
+        annotate(result("s1").setCallId("c2").setText("ok").build());
         annotate(result("s10").setCallId("c1").setText("other session").build());
 
         control.pipeInput("s1", control("s1", SessionAction.END_SESSION));
 
-        KeyValueStore<String, ToolResult> recorded = driver.getKeyValueStore(GatekeeperTopology.RESULTS_STORE);
-        assertThat(recorded.get("s1/c1")).isNull();
-        assertThat(recorded.get("s10/c1")).as("s10 starts with s1 but is another session").isNotNull();
+        assertThat(recorded("s1/c1")).isEmpty();
+        assertThat(recorded("s1/c2")).isEmpty();
+        assertThat(recorded("s10/c1")).as("s10 starts with s1 but is another session").hasSize(1);
+    }
+
+    @Test
+    void aRecordedResultIsKeptForTheRetentionInStreamTimeThenAReplayFindsNoneAndSaysWhy() {
+        ToolCall original = call("s1", "git", "git.status").build();
+        calls.pipeInput("s1", original, Records.T0);
+        recordResult(result("s1").setCallId(original.getCallId()).setText("clean"), Records.T0);
+        ToolCall replayed = call("s1", "git", "git.status").setTimeTravel(TimeTravel.REPLAY)
+                .setParentId(original.getCallId()).build();
+
+        // The store drops by the time of what it records: another session's results move it, to the last moment
+        // the first result is kept, then past it.
+        recordResult(result("s2").setText("later"), Records.T0.plus(RETENTION).minusMillis(1));
+        calls.pipeInput("s1", replayed, Records.T0.plus(RETENTION).minusMillis(1));
+        assertThat(results.readValue().getText()).isEqualTo("clean");
+
+        recordResult(result("s2").setText("much later"), Records.T0.plus(RETENTION));
+        assertThat(recorded("s1/" + original.getCallId())).as("older than the retention").isEmpty();
+        calls.pipeInput("s1", ToolCall.newBuilder(replayed).setCallId("replayed-again").build(),
+                Records.T0.plus(RETENTION));
+        ToolResult late = results.readValue();
+        assertThat(late.getStatus()).isEqualTo(ToolStatus.NOT_EXECUTED);
+        assertThat(late.getError()).contains("no recorded result", "--recorded-results-retention");
     }
 
     @Test
@@ -667,6 +698,20 @@ class GatekeeperTopologyTest {
 
     private void load(Skill.Builder skill) {
         skills.pipeInput(skill.getName(), skill.build());
+    }
+
+    private void recordResult(ToolResult.Builder outcome, Instant at) {
+        outcomes.pipeInput(outcome.getSessionId(), outcome.build(), at);
+        results.readValue();
+    }
+
+    private List<ToolResult> recorded(String key) {
+        WindowStore<String, ToolResult> store = driver.getWindowStore(GatekeeperTopology.RESULTS_STORE);
+        List<ToolResult> found = new ArrayList<>();
+        try (WindowStoreIterator<ToolResult> versions = store.fetch(key, 0L, Long.MAX_VALUE)) {
+            versions.forEachRemaining(entry -> found.add(entry.value));
+        }
+        return found;
     }
 
     private KeyValueStore<String, GatekeeperSession> store() {
