@@ -171,6 +171,7 @@ public final class PacketAssembler {
                         .setPacketId(packetId)
                         .setParentId(request.getParentId())
                         .setTimeTravel(request.getTimeTravel())
+                        .setOriginSessionId(request.getOriginSessionId())
                         .setTimestamp(request.getTimestamp())
                         .setRetryCount(request.getRetryCount() > 0 ? request.getRetryCount() : null)
                         .build())

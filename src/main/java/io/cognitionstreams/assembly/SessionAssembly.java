@@ -246,9 +246,8 @@ public final class SessionAssembly {
                     .setSessionId(session)
                     .build()),
                     Optional.of(PipelineEvents.event(source.eventId(AUTO_CONTINUE_LIMIT),
-                            AUTO_CONTINUE_LIMIT, Severity.WARN, new PipelineEvents.Turn(session, null,
-                                    result.getPacketId()), message, Map.of("steps",
-                                    String.valueOf(autoContinueSteps)), now)));
+                            AUTO_CONTINUE_LIMIT, Severity.WARN, PipelineEvents.Turn.of(result), message,
+                            Map.of("steps", String.valueOf(autoContinueSteps)), now)));
         }
         return new AfterResult(Optional.of(CognitionRequest.newBuilder()
                 .setRequestId(result.getPacketId() + "-next")

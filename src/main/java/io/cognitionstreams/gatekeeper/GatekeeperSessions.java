@@ -6,8 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.apache.avro.specific.SpecificRecord;
 
@@ -37,6 +35,7 @@ import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.skills.ToolName;
 import io.cognitionstreams.skills.ToolNames;
 import io.cognitionstreams.topics.Channel;
+import io.cognitionstreams.topics.Lineage;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -57,8 +56,6 @@ public final class GatekeeperSessions {
     /** Events of a call without a session are keyed by the component. */
     static final String COMPONENT = "gatekeeper";
 
-    /** Routing names its calls {@code <output_id>#<block sequence>}; the shell block keeps that lineage. */
-    private static final Pattern ROUTED_CALL_ID = Pattern.compile("(.+)#(\\d{1,9})");
     private static final ToolName SHELL_TOOL = ToolNames.split(OutputRouter.SHELL_TOOL).orElseThrow();
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -229,6 +226,8 @@ public final class GatekeeperSessions {
                 .setPacketId(call.getPacketId())
                 .setCallCount(call.getCallCount())
                 .setTimeTravel(call.getTimeTravel())
+                .setParentId(call.getParentId())
+                .setOriginSessionId(call.getOriginSessionId())
                 .setTimestamp(now)
                 .build();
     }
@@ -257,6 +256,8 @@ public final class GatekeeperSessions {
                 .setPacketId(call.getPacketId())
                 .setCallCount(call.getCallCount())
                 .setTimeTravel(call.getTimeTravel())
+                .setParentId(call.getParentId())
+                .setOriginSessionId(call.getOriginSessionId())
                 .setTimestamp(now)
                 .build();
     }
@@ -344,18 +345,23 @@ public final class GatekeeperSessions {
                 PipelineEvents.Turn.of(call), message, attributes, now);
     }
 
-    /** The EXECUTE block an approved shell call runs, with the lineage the call carries. */
+    /**
+     * The EXECUTE block an approved shell call runs, with the lineage the call carries. Its parent is the original
+     * packet, as for every other block of a re-run turn: the packet whose output made the original call.
+     */
     private static RoutedBlock shellBlock(ToolCall call, Redaction command) {
-        Matcher routed = ROUTED_CALL_ID.matcher(call.getCallId());
-        boolean fromRouting = routed.matches();
+        Optional<Lineage.Place> routed = Lineage.place(call.getCallId());
         return RoutedBlock.newBuilder()
                 .setBlockId(call.getCallId())
-                .setOutputId(fromRouting ? routed.group(1) : call.getCallId())
+                .setOutputId(routed.map(Lineage.Place::outputId).orElse(call.getCallId()))
                 .setPacketId(call.getPacketId() != null ? call.getPacketId() : "")
+                .setParentId(Optional.ofNullable(call.getParentId()).flatMap(Lineage::packetOfCall).orElse(null))
+                .setTimeTravel(call.getTimeTravel())
+                .setOriginSessionId(call.getOriginSessionId())
                 .setRequestId(call.getRequestId() != null ? call.getRequestId() : "")
                 .setSessionId(call.getSessionId())
                 .setMarker(Marker.EXECUTE)
-                .setSequence(fromRouting ? Integer.parseInt(routed.group(2)) : 0)
+                .setSequence(routed.map(Lineage.Place::index).orElse(0))
                 .setBlockCount(call.getBlockCount())
                 .setChannel(Channel.SHELL.id())
                 .setText(command.text())

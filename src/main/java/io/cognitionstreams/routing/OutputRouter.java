@@ -140,6 +140,8 @@ public final class OutputRouter {
                         .setOutputId(output.getOutputId())
                         .setPacketId(output.getPacketId())
                         .setParentId(output.getParentId())
+                        .setTimeTravel(output.getTimeTravel())
+                        .setOriginSessionId(output.getOriginSessionId())
                         .setRequestId(output.getRequestId())
                         .setSessionId(output.getSessionId())
                         .setMarker(block.marker())
@@ -196,6 +198,8 @@ public final class OutputRouter {
                 .setContent(InterruptStreak.ESCALATE_AT + " consecutive INTERRUPT blocks in session "
                         + output.getSessionId() + " (seed 003 section 8.4): Prime's attention needed")
                 .setSessionId(output.getSessionId())
+                .setTimeTravel(output.getTimeTravel())
+                .setOriginSessionId(output.getOriginSessionId())
                 .build();
     }
 
@@ -212,6 +216,7 @@ public final class OutputRouter {
                 .setRequestId(output.getRequestId())
                 .setTimeTravel(output.getTimeTravel())
                 .setParentId(original)
+                .setOriginSessionId(output.getOriginSessionId())
                 .setBlockCount(blockCount)
                 .setCaller(skill != null ? skill : NO_SKILL_CALLER)
                 .setSkill(skill)

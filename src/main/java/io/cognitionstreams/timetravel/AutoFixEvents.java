@@ -148,6 +148,8 @@ public final class AutoFixEvents {
                         + output.getRequestId() + ", packet " + output.getPacketId() + "): " + content
                         + ". Prime's attention needed.")
                 .setSessionId(output.getSessionId())
+                .setTimeTravel(output.getTimeTravel())
+                .setOriginSessionId(output.getOriginSessionId())
                 .build();
     }
 
@@ -165,7 +167,7 @@ public final class AutoFixEvents {
     private static PipelineEvent event(String type, Severity severity, PipelineEvents.Source source,
                                        LlmOutput output, String message, Map<String, String> attributes,
                                        Instant timestamp) {
-        return PipelineEvents.event(source.eventId(type), type, severity, PipelineEvents.Turn.of(output), message, attributes,
-                timestamp);
+        return PipelineEvents.event(source.eventId(type), type, severity, PipelineEvents.Turn.of(output), message,
+                attributes, timestamp);
     }
 }

@@ -67,6 +67,9 @@ public final class Checkpoints {
                         : List.of(packet.getHeader().getActiveSkill()))
                 .setRetryCount(retry)
                 .setTimestamp(source.timestamp())
+                .setTimeTravel(packet.getMeta().getTimeTravel())
+                .setParentId(packet.getMeta().getParentId())
+                .setOriginSessionId(packet.getMeta().getOriginSessionId())
                 .build();
     }
 

@@ -527,7 +527,7 @@ class GatekeeperTopologyTest {
                 .setText("tagged").setStatus(ToolStatus.SUCCEEDED).setCallCount(1).build());
 
         ToolDecision replayed = decide("s1", ToolCall.newBuilder(original).setCallId("replayed-call")
-                .setTimeTravel(TimeTravel.REPLAY).setParentId(original.getCallId()).build());
+                .setTimeTravel(TimeTravel.REPLAY).setParentId(original.getCallId()).setOriginSessionId("s1").build());
 
         assertThat(replayed.getVerdict()).as("decided as the original was").isEqualTo(Verdict.APPROVED);
         assertThat(shell.isEmpty()).as("no command for a person or an executor to run").isTrue();
@@ -536,6 +536,8 @@ class GatekeeperTopologyTest {
         assertThat(answer.getText()).isEqualTo(ran.getText());
         assertThat(answer.getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
         assertThat(answer.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+        assertThat(answer.getParentId()).as("the original call, whose result it is").isEqualTo(original.getCallId());
+        assertThat(answer.getOriginSessionId()).isEqualTo("s1");
     }
 
     @Test
@@ -544,16 +546,24 @@ class GatekeeperTopologyTest {
                 .build());
         ToolResult replayed = results.readValue();
         decide("s1~fork-1", call("s1~fork-1", "git", "git.status").setTimeTravel(TimeTravel.FORK)
-                .setParentId("x#0").build());
+                .setParentId("x#0").setOriginSessionId("s1").build());
         ToolResult forked = results.readValue();
         decide("s2", call("s2", "shell-operator", "shell.run").setArguments("{\"command\":\"ls\"}")
-                .setTimeTravel(TimeTravel.FORK_EXECUTE).build());
+                .setCallId("pk7-out#2").setTimeTravel(TimeTravel.FORK_EXECUTE).setParentId("pk1-out#2")
+                .setOriginSessionId("s1").build());
 
         assertThat(replayed.getStatus()).isEqualTo(ToolStatus.NOT_EXECUTED);
         assertThat(replayed.getError()).contains("not executed during replay", "lost#0");
         assertThat(forked.getStatus()).isEqualTo(ToolStatus.NOT_EXECUTED);
         assertThat(forked.getError()).contains("fork --execute-tools");
-        assertThat(shell.readValue().getText()).as("a fork asked to run its tools does").isEqualTo("ls");
+        assertThat(forked.getParentId()).isEqualTo("x#0");
+        assertThat(forked.getOriginSessionId()).isEqualTo("s1");
+        RoutedBlock command = shell.readValue();
+        assertThat(command.getText()).as("a fork asked to run its tools does").isEqualTo("ls");
+        assertThat(command.getTimeTravel()).isEqualTo(TimeTravel.FORK_EXECUTE);
+        assertThat(command.getParentId()).as("the original packet, like every other block of a fork")
+                .isEqualTo("pk1");
+        assertThat(command.getOriginSessionId()).isEqualTo("s1");
         assertThat(results.isEmpty()).as("and its result comes from an executor").isTrue();
     }
 
