@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.Persona;
@@ -15,6 +16,7 @@ import io.cognitionstreams.schema.ToolDescriptor;
 /**
  * Everything one packet is assembled from, gathered by the topology from its stores.
  *
+ * @param source     where the request was read: the ids of the packet's events
  * @param identity   the governed identity text (the default when none was ever set)
  * @param persona    the persona the request named, or the default one
  * @param skill      the request's active skill, when it names one
@@ -24,16 +26,16 @@ import io.cognitionstreams.schema.ToolDescriptor;
  * @param reanchor   a skill protocol to put in front of the model after a denied tool call, if any
  * @param tools      the tools executors offer (cognition.tools), for the tools index
  */
-public record AssemblyInput(CognitionRequest request, String identity, Persona persona, Optional<Skill> skill,
-                            Supplier<Collection<Skill>> skills, MemorySearch memory,
+public record AssemblyInput(CognitionRequest request, PipelineEvents.Source source, String identity, Persona persona,
+                            Optional<Skill> skill, Supplier<Collection<Skill>> skills, MemorySearch memory,
                             Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor,
                             Supplier<Collection<ToolDescriptor>> tools) {
 
     /** With no executor's tools. */
-    public AssemblyInput(CognitionRequest request, String identity, Persona persona, Optional<Skill> skill,
-                         Supplier<Collection<Skill>> skills, MemorySearch memory,
+    public AssemblyInput(CognitionRequest request, PipelineEvents.Source source, String identity, Persona persona,
+                         Optional<Skill> skill, Supplier<Collection<Skill>> skills, MemorySearch memory,
                          Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor) {
-        this(request, identity, persona, skill, skills, memory, history, reanchor, List::of);
+        this(request, source, identity, persona, skill, skills, memory, history, reanchor, List::of);
     }
 
     /** Finds past experiences for the episodic-memory layer. */

@@ -20,6 +20,7 @@ import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.EventSources;
 
 /**
  * The processors {@link AssemblyTopology} wires: each hands a record and the task's stores ({@link SessionStore})
@@ -68,7 +69,7 @@ final class AssemblyProcessors {
         public void process(Record<String, CognitionRequest> record) {
             SessionAssembly.Turn turn;
             try {
-                turn = sessions.assemble(memory, record.value());
+                turn = sessions.assemble(memory, record.value(), EventSources.of(context));
             } catch (TokenBudgetException e) {
                 refuse(record, e);
                 return;
@@ -95,7 +96,8 @@ final class AssemblyProcessors {
         /** The event says why; the letter, keyed like every letter by where the request was, holds it. */
         private void refuse(Record<String, CognitionRequest> record, TokenBudgetException error) {
             CognitionRequest request = record.value();
-            context.forward(record.withValue(SessionAssembly.budgetError(request, error)));
+            context.forward(record.withValue(SessionAssembly.budgetError(request, error,
+                    EventSources.of(context))));
             RecordMetadata at = context.recordMetadata().orElseThrow();
             byte[] key = record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8);
             byte[] value = requests.valueSerde().serializer().serialize(at.topic(), request);
@@ -124,7 +126,8 @@ final class AssemblyProcessors {
 
         @Override
         public void process(Record<String, ToolResult> record) {
-            SessionAssembly.AfterResult after = sessions.remember(memory, record.value(), Instant.now());
+            SessionAssembly.AfterResult after = sessions.remember(memory, record.value(), Instant.now(),
+                    EventSources.of(context));
             after.next().ifPresent(request -> context.forward(record.withValue(request)));
             after.escalation().ifPresent(message -> context.forward(record.withKey(message.getCouncilId())
                     .withValue(message)));

@@ -55,6 +55,9 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
                 .setEmbeddingModel(MODEL)
                 .setEmbedding(embedding)
                 .setTimestamp(block.getTimestamp())
+                .setTimeTravel(block.getTimeTravel())
+                .setParentId(block.getParentId())
+                .setOriginSessionId(block.getOriginSessionId())
                 .build();
     }
 

@@ -87,10 +87,10 @@ public final class PacketAssembler {
         List<Layer> layers = new ArrayList<>();
 
         FieldBudgets budgets = new FieldBudgets(mtu);
-        Fitted identity = fit("identity", input.identity(), budgets.identity(), counter, request, packetId, events);
+        Fitted identity = fit("identity", input.identity(), budgets.identity(), counter, input, packetId, events);
         int remaining = mtu - identity.tokens();
         Fitted persona = fit("persona", Personas.render(input.persona()), FieldBudgets.persona(remaining),
-                counter, request, packetId, events);
+                counter, input, packetId, events);
         remaining -= persona.tokens();
         int taskTokens = counter.count(instruction.text());
         if (taskTokens > FieldBudgets.TASK_INSTRUCTION_MAX) {
@@ -110,7 +110,7 @@ public final class PacketAssembler {
 
         String reanchor = null;
         if (input.reanchor().isPresent()) {
-            Fitted fitted = fit("reanchor", input.reanchor().get(), remaining * 30 / 100, counter, request,
+            Fitted fitted = fit("reanchor", input.reanchor().get(), remaining * 30 / 100, counter, input,
                     packetId, events);
             reanchor = fitted.text();
             remaining -= fitted.tokens();
@@ -128,7 +128,7 @@ public final class PacketAssembler {
                 fieldTokens.put(layer.name(), layer.tokens());
             }
             if (layer.status() == Layer.Status.COMPRESSED) {
-                events.add(overrun(request, packetId, layer.name(), layer.note(), layer.originalTokens(),
+                events.add(overrun(input, packetId, layer.name(), layer.note(), layer.originalTokens(),
                         layer.tokens(), budget));
             }
         }
@@ -171,6 +171,7 @@ public final class PacketAssembler {
                         .setPacketId(packetId)
                         .setParentId(request.getParentId())
                         .setTimeTravel(request.getTimeTravel())
+                        .setOriginSessionId(request.getOriginSessionId())
                         .setTimestamp(request.getTimestamp())
                         .setRetryCount(request.getRetryCount() > 0 ? request.getRetryCount() : null)
                         .setCouncilId(request.getCouncilId())
@@ -188,7 +189,7 @@ public final class PacketAssembler {
                 .setFieldTokens(fieldTokens)
                 .setTotalTokens(total)
                 .build();
-        events.add(0, assembled(packet, input.persona(), layers, history.size(), dropped));
+        events.add(0, assembled(packet, input, layers, history.size(), dropped));
         return new Assembly(packet, events);
     }
 
@@ -198,7 +199,7 @@ public final class PacketAssembler {
         }
     }
 
-    private Fitted fit(String field, String text, int budget, TokenCounter counter, CognitionRequest request,
+    private Fitted fit(String field, String text, int budget, TokenCounter counter, AssemblyInput input,
                        String packetId, List<PipelineEvent> events) {
         int tokens = counter.count(text);
         if (tokens <= budget) {
@@ -206,7 +207,7 @@ public final class PacketAssembler {
         }
         CompressionResult outcome = compressor.compress(field, text, budget, counter);
         if (outcome instanceof CompressionResult.Compressed compressed) {
-            events.add(overrun(request, packetId, field, compressed.method(), tokens,
+            events.add(overrun(input, packetId, field, compressed.method(), tokens,
                     compressed.compressedTokens(), budget));
             return new Fitted(compressed.text(), compressed.compressedTokens(), tokens, Layer.Status.COMPRESSED,
                     compressed.method());
@@ -271,8 +272,9 @@ public final class PacketAssembler {
         return new ArrayDeque<>(result);
     }
 
-    private static PipelineEvent assembled(CognitionPacket packet, Persona persona, List<Layer> layers,
+    private static PipelineEvent assembled(CognitionPacket packet, AssemblyInput input, List<Layer> layers,
                                            int historyMessages, int droppedForFraming) {
+        Persona persona = input.persona();
         Map<String, String> attributes = new LinkedHashMap<>();
         // Which version of a persona shaped the packet: personas change on a live topic.
         attributes.put("persona", persona.getName() + " " + persona.getVersion());
@@ -287,15 +289,17 @@ public final class PacketAssembler {
         attributes.put("total_tokens", String.valueOf(packet.getTotalTokens()));
         attributes.put("mtu", String.valueOf(packet.getMtu()));
         attributes.put("encoding", packet.getEncoding());
-        return PipelineEvents.event(packet.getMeta().getPacketId() + "-assembled", Events.CONTEXT_ASSEMBLED,
+        return PipelineEvents.event(input.source().eventId(Events.CONTEXT_ASSEMBLED), Events.CONTEXT_ASSEMBLED,
                 Severity.INFO, PipelineEvents.Turn.of(packet), "packet of " + packet.getTotalTokens() + "/"
                         + packet.getMtu() + " tokens (" + packet.getEncoding() + ")", attributes,
                 packet.getMeta().getTimestamp());
     }
 
-    private static PipelineEvent overrun(CognitionRequest request, String packetId, String field, String method,
+    private static PipelineEvent overrun(AssemblyInput input, String packetId, String field, String method,
                                          int originalTokens, int compressedTokens, int budget) {
-        return PipelineEvents.event(packetId + "-overrun-" + field, Events.TOKEN_BUDGET_OVERRUN, Severity.WARN,
+        CognitionRequest request = input.request();
+        return PipelineEvents.event(input.source().eventId(Events.TOKEN_BUDGET_OVERRUN + "/" + field),
+                Events.TOKEN_BUDGET_OVERRUN, Severity.WARN,
                 PipelineEvents.Turn.of(request).withPacket(packetId), field + " over its budget of " + budget
                         + " tokens: " + originalTokens + " compressed to " + compressedTokens + " (" + method + ")",
                 Map.of("field", field, "budget", String.valueOf(budget), "original_tokens",

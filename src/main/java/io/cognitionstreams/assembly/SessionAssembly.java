@@ -117,9 +117,10 @@ public final class SessionAssembly {
 
     /**
      * @throws InvalidRecordException the request breaks a rule, or names a skill or a persona nobody loaded
+     * @param source                 where the request was read: the ids of the packet's events
      * @throws TokenBudgetException   a field cannot be brought within its budget: no packet, never a cut one
      */
-    public Turn assemble(Memory memory, CognitionRequest unchecked) {
+    public Turn assemble(Memory memory, CognitionRequest unchecked, PipelineEvents.Source source) {
         CognitionRequest valid = RequestValidator.requireValid(unchecked);
         String session = valid.getSessionId();
         SessionState state = memory.state(session);
@@ -134,10 +135,9 @@ public final class SessionAssembly {
                 ? Math.min(request.getHistoryUntil(), state.getNextSequence()) : state.getNextSequence();
         PacketAssembler.Assembly assembly;
         try (History recent = memory.newestFirst(session, historyUntil, counter)) {
-            assembly = assembler.assemble(new AssemblyInput(request, memory.identity().orElse(IdentityDefaults.TEXT),
-                    persona, skill, memory::skills, episodic, () -> recent,
-                    Optional.ofNullable(state.getReanchorProtocol()),
-                    memory::tools));
+            assembly = assembler.assemble(new AssemblyInput(request, source,
+                    memory.identity().orElse(IdentityDefaults.TEXT), persona, skill, memory::skills, episodic,
+                    () -> recent, Optional.ofNullable(state.getReanchorProtocol()), memory::tools));
         }
         CognitionPacket packet = CognitionPacket.newBuilder(assembly.packet()).setHistoryUntil(historyUntil).build();
         return new Turn(packet, assembly.events(), () -> {
@@ -168,8 +168,9 @@ public final class SessionAssembly {
     }
 
     /** The event that says why a request got no packet. */
-    public static PipelineEvent budgetError(CognitionRequest request, TokenBudgetException error) {
-        return PipelineEvents.event(request.getRequestId() + "-budget-error", Events.TOKEN_BUDGET_ERROR,
+    public static PipelineEvent budgetError(CognitionRequest request, TokenBudgetException error,
+                                            PipelineEvents.Source source) {
+        return PipelineEvents.event(source.eventId(Events.TOKEN_BUDGET_ERROR), Events.TOKEN_BUDGET_ERROR,
                 Severity.ERROR, PipelineEvents.Turn.of(request), error.getMessage(), Map.of("field", error.field(),
                         "tokens", String.valueOf(error.tokens()), "budget", String.valueOf(error.budget())),
                 request.getTimestamp());
@@ -197,8 +198,10 @@ public final class SessionAssembly {
      * A tool result joins the history as a TOOL message paired with its call ({@code tool_call_id}), pruned like any
      * message. Rendered to the model as a user message: our models call tools with EXECUTE lines, not native tool
      * calls, and chat APIs refuse a tool message that answers no tool call of theirs.
+     *
+     * @param source where the result was read: the id of the event it may lead to
      */
-    public AfterResult remember(Memory memory, ToolResult result, Instant now) {
+    public AfterResult remember(Memory memory, ToolResult result, Instant now, PipelineEvents.Source source) {
         if (result == null || result.getSessionId().isBlank() || result.getCallId().isBlank()) {
             throw new InvalidRecordException("a tool result without a session or a call id cannot join a history");
         }
@@ -247,10 +250,9 @@ public final class SessionAssembly {
                     .setContent(message + ". Prime's attention needed (a runaway tool loop?).")
                     .setSessionId(session)
                     .build()),
-                    Optional.of(PipelineEvents.event(result.getPacketId() + "-auto-continue-limit",
-                            AUTO_CONTINUE_LIMIT, Severity.WARN, new PipelineEvents.Turn(session, null,
-                                    result.getPacketId()), message, Map.of("steps",
-                                    String.valueOf(autoContinueSteps)), now)));
+                    Optional.of(PipelineEvents.event(source.eventId(AUTO_CONTINUE_LIMIT),
+                            AUTO_CONTINUE_LIMIT, Severity.WARN, PipelineEvents.Turn.of(result), message,
+                            Map.of("steps", String.valueOf(autoContinueSteps)), now)));
         }
         return new AfterResult(Optional.of(CognitionRequest.newBuilder()
                 .setRequestId(result.getPacketId() + "-next")

@@ -8,10 +8,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Callable;
-
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+
+import org.apache.kafka.clients.admin.Admin;
 
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.schema.Skill;
@@ -35,6 +37,12 @@ import picocli.CommandLine.Spec;
         description = {"Runs every topology and the model worker until Ctrl-C.",
                 "Without --bootstrap-servers an embedded Kafka broker is started first, with its data in --data-dir."})
 final class RunCommand implements Callable<Integer> {
+
+    /**
+     * How long a rewind at start waits for the members of the app's previous run to leave its groups: well past
+     * the 15 s session timeout the app's consumers have, unless --command-config raises it.
+     */
+    private static final Duration PREVIOUS_MEMBERS_WAIT = Duration.ofSeconds(60);
 
     @Mixin
     ClusterOptions cluster;
@@ -146,6 +154,12 @@ final class RunCommand implements Callable<Integer> {
             description = "Active skills a session may have before its tool results carry a cognitive-load warning "
                     + "(default: ${DEFAULT-VALUE}).")
     int cognitiveLoadThreshold;
+
+    @Option(names = "--recorded-results-retention", defaultValue = "7d", paramLabel = "DURATION",
+            description = "How long the gatekeeper keeps each tool result for a replay of its session to answer "
+                    + "with; match it to cognition.requests' retention (default: ${DEFAULT-VALUE}).")
+    Duration recordedResultsRetention;
+
     @Option(names = "--council-roles", defaultValue = "prime,lite,codemind", split = ",", paramLabel = "ROLE",
             description = "Council roles that heartbeat, propose and vote (default: ${DEFAULT-VALUE}).")
     List<String> councilRoles;
@@ -177,6 +191,17 @@ final class RunCommand implements Callable<Integer> {
                     + "would move the council's clock past every other role's heartbeat (default: ${DEFAULT-VALUE}).")
     Duration councilMaxClockSkew;
 
+    @Option(names = "--rewind-to-time", paramLabel = "ISO-8601",
+            description = "Before anything starts consuming, move each --rewind-group's committed offsets to the "
+                    + "first record at or after this time, as `cognition rewind` does. The way to rewind the app's "
+                    + "own groups on the embedded broker, where they are active whenever the broker runs.")
+    String rewindToTime;
+
+    @Option(names = "--rewind-group", paramLabel = "GROUP",
+            description = "A consumer group --rewind-to-time moves (repeatable), e.g. "
+                    + Settings.DEFAULT_APPLICATION_ID + "-model-worker.")
+    List<String> rewindGroups;
+
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
     boolean demo;
@@ -191,9 +216,18 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        if ((rewindToTime == null) != (rewindGroups == null)) {
+            err.println("error: --rewind-to-time and --rewind-group go together: which groups, to which time");
+            return 2;
+        }
+        Optional<Instant> rewindTo = rewindToTime == null ? Optional.empty()
+                : GroupRewind.time("--rewind-to-time", rewindToTime, err);
+        if (rewindToTime != null && rewindTo.isEmpty()) {
+            return 2;
+        }
         // Checked before a broker starts, so a bad flag leaves nothing running.
         GatekeeperSettings gatekeeper = new GatekeeperSettings(Optional.ofNullable(rootCaller),
-                cognitiveLoadThreshold);
+                cognitiveLoadThreshold, recordedResultsRetention);
         RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew);
@@ -226,12 +260,18 @@ final class RunCommand implements Callable<Integer> {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
             Map<String, Skill> skills = Files.isDirectory(skillsDir) ? SkillFiles.load(skillsDir, Instant.now())
                     : Map.of();
+            if (rewindTo.isPresent() && rewind(settings, rewindTo.get()) != 0) {
+                if (broker != null) {
+                    broker.close();
+                }
+                return 1;
+            }
             started = CognitionRuntime.start(settings, skills);
             if (!skills.isEmpty()) {
                 err.printf("loaded %d skills from %s%n", skills.size(), skillsDir);
             }
             started.awaitRunning(Duration.ofSeconds(90));
-        } catch (RuntimeException | InterruptedException | IOException e) {
+        } catch (RuntimeException | InterruptedException | IOException | ExecutionException e) {
             if (started != null) {
                 started.close();
             }
@@ -265,5 +305,19 @@ final class RunCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /** Each group in turn; stops at the first that cannot be rewound, which says why. */
+    private int rewind(Settings settings, Instant to) throws ExecutionException, InterruptedException {
+        try (Admin admin = Admin.create(settings.clientConfig())) {
+            GroupRewind rewind = new GroupRewind(admin, spec.commandLine().getOut(), spec.commandLine().getErr());
+            for (String group : rewindGroups) {
+                int code = rewind.rewindOnceInactive(group, to, PREVIOUS_MEMBERS_WAIT);
+                if (code != 0) {
+                    return code;
+                }
+            }
+            return 0;
+        }
     }
 }

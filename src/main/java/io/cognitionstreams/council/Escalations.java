@@ -89,6 +89,8 @@ public final class Escalations {
                 .setOutputId(escalation.getMsgId())
                 .setPacketId("")
                 .setParentId(escalation.getParentId())
+                .setTimeTravel(escalation.getTimeTravel())
+                .setOriginSessionId(escalation.getOriginSessionId())
                 .setRequestId("")
                 .setSessionId(session)
                 .setMarker(Marker.ESCALATION)

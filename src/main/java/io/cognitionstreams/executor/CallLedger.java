@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import io.cognitionstreams.schema.LedgerState;
+import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolLedgerEntry;
 import io.cognitionstreams.schema.ToolStatus;
 
@@ -70,10 +71,7 @@ final class CallLedger {
     }
 
     static ToolLedgerEntry started(Call call, int runs, Instant now) {
-        return ToolLedgerEntry.newBuilder()
-                .setCallId(call.callId())
-                .setSessionId(call.sessionId())
-                .setTool(call.tool())
+        return entryOf(call)
                 .setState(LedgerState.STARTED)
                 .setExecutor(call.executor())
                 .setStartedAt(now)
@@ -83,10 +81,7 @@ final class CallLedger {
     }
 
     static ToolLedgerEntry finished(Call call, ToolStatus status, Instant startedAt, int runs, Instant now) {
-        return ToolLedgerEntry.newBuilder()
-                .setCallId(call.callId())
-                .setSessionId(call.sessionId())
-                .setTool(call.tool())
+        return entryOf(call)
                 .setState(LedgerState.FINISHED)
                 .setStatus(status)
                 .setExecutor(call.executor())
@@ -97,7 +92,19 @@ final class CallLedger {
                 .build();
     }
 
-    /** What the ledger needs of a call: its id and session, its tool and executor, and where its decision is. */
-    record Call(String callId, String sessionId, String tool, String executor, long offset) {
+    /** An entry of {@code call}, with the call's ids and lineage. */
+    private static ToolLedgerEntry.Builder entryOf(Call call) {
+        ToolCall decided = call.call();
+        return ToolLedgerEntry.newBuilder()
+                .setCallId(decided.getCallId())
+                .setSessionId(decided.getSessionId())
+                .setTool(decided.getTool())
+                .setTimeTravel(decided.getTimeTravel())
+                .setParentId(decided.getParentId())
+                .setOriginSessionId(decided.getOriginSessionId());
+    }
+
+    /** What the ledger needs of a call: the approved call, its executor, and where its decision is. */
+    record Call(ToolCall call, String executor, long offset) {
     }
 }

@@ -244,8 +244,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
         }
         boolean retrySafe = execution.retrySafe(decision, target);
         String executor = ToolExecution.executor(target);
-        CallLedger.Call entry = new CallLedger.Call(call.getCallId(), call.getSessionId(), call.getTool(), executor,
-                record.offset());
+        CallLedger.Call entry = new CallLedger.Call(call, executor, record.offset());
         ToolLedgerEntry known = ledger.entry(record.partition(), call.getCallId());
         int runs = known == null ? 1 : known.getRuns() + 1;
         Settled local = settled.get(call.getCallId());

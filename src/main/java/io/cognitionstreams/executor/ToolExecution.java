@@ -132,6 +132,9 @@ public final class ToolExecution {
                 .setDurationMs(outcome.durationMs())
                 .setPacketId(call.getPacketId())
                 .setCallCount(call.getCallCount())
+                .setTimeTravel(call.getTimeTravel())
+                .setParentId(call.getParentId())
+                .setOriginSessionId(call.getOriginSessionId())
                 .setTimestamp(now)
                 .build();
     }

@@ -4,11 +4,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.apache.avro.specific.SpecificRecord;
 
@@ -38,6 +35,7 @@ import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.skills.ToolName;
 import io.cognitionstreams.skills.ToolNames;
 import io.cognitionstreams.topics.Channel;
+import io.cognitionstreams.topics.Lineage;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -58,8 +56,6 @@ public final class GatekeeperSessions {
     /** Events of a call without a session are keyed by the component. */
     static final String COMPONENT = "gatekeeper";
 
-    /** Routing names its calls {@code <output_id>#<block sequence>}; the shell block keeps that lineage. */
-    private static final Pattern ROUTED_CALL_ID = Pattern.compile("(.+)#(\\d{1,9})");
     private static final ToolName SHELL_TOOL = ToolNames.split(OutputRouter.SHELL_TOOL).orElseThrow();
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -106,8 +102,9 @@ public final class GatekeeperSessions {
         this.signer = signer;
     }
 
-    /** Decides, with {@code gatekeeper}, a call read under {@code key} at {@code now}. */
-    public Decided decide(Memory memory, Gatekeeper gatekeeper, String key, ToolCall raw, Instant now) {
+    /** Decides, with {@code gatekeeper}, a call read under {@code key} at {@code now} from {@code source}. */
+    public Decided decide(Memory memory, Gatekeeper gatekeeper, String key, ToolCall raw, Instant now,
+                          PipelineEvents.Source source) {
         if (raw == null) {
             throw new InvalidRecordException("tool call is null (tombstones are not calls)");
         }
@@ -166,11 +163,11 @@ public final class GatekeeperSessions {
             if (decision.requiredPermission() != null) {
                 attributes.put("required_permission", decision.requiredPermission());
             }
-            records.add(new Keyed(events, event(call, DRIFT, decision.reason(), attributes, now)));
+            records.add(new Keyed(events, event(call, DRIFT, decision.reason(), attributes, now, source)));
         }
         if (decision.privileged()) {
             records.add(new Keyed(events, event(call, PRIVILEGED_CALL, decision.reason(), callAttributes(call),
-                    now)));
+                    now, source)));
         }
         if (newlyOverloaded != null) {
             Map<String, String> attributes = new LinkedHashMap<>();
@@ -178,7 +175,7 @@ public final class GatekeeperSessions {
             attributes.put("count", String.valueOf(newlyOverloaded.size()));
             attributes.put("threshold", String.valueOf(load.threshold()));
             records.add(new Keyed(events, event(call, COGNITIVE_OVERLOAD,
-                    CognitiveLoad.warning(newlyOverloaded.size(), load.threshold()), attributes, now)));
+                    CognitiveLoad.warning(newlyOverloaded.size(), load.threshold()), attributes, now, source)));
         }
         return new Decided(records, decision.approved() ? Optional.empty() : Optional.of(call));
     }
@@ -229,6 +226,8 @@ public final class GatekeeperSessions {
                 .setPacketId(call.getPacketId())
                 .setCallCount(call.getCallCount())
                 .setTimeTravel(call.getTimeTravel())
+                .setParentId(call.getParentId())
+                .setOriginSessionId(call.getOriginSessionId())
                 .setTimestamp(now)
                 .build();
     }
@@ -247,7 +246,8 @@ public final class GatekeeperSessions {
                 .setExecutor(COMPONENT)
                 .setError(call.getTimeTravel() == TimeTravel.REPLAY
                         ? "not executed during replay: the original call (" + call.getParentId() + ") has no "
-                                + "recorded result"
+                                + "recorded result (it had none, or it is older than the gatekeeper keeps them: "
+                                + "run --recorded-results-retention)"
                         : "recorded, not executed: a fork runs tools only when started with fork --execute-tools"));
         return result
                 .setCallId(call.getCallId())
@@ -256,6 +256,8 @@ public final class GatekeeperSessions {
                 .setPacketId(call.getPacketId())
                 .setCallCount(call.getCallCount())
                 .setTimeTravel(call.getTimeTravel())
+                .setParentId(call.getParentId())
+                .setOriginSessionId(call.getOriginSessionId())
                 .setTimestamp(now)
                 .build();
     }
@@ -338,23 +340,28 @@ public final class GatekeeperSessions {
     }
 
     private static PipelineEvent event(ToolCall call, String type, String message, Map<String, String> attributes,
-                                       Instant now) {
-        return PipelineEvents.event(call.getCallId() + "-" + type.toLowerCase(Locale.ROOT), type, Severity.WARN,
+                                       Instant now, PipelineEvents.Source source) {
+        return PipelineEvents.event(source.eventId(type), type, Severity.WARN,
                 PipelineEvents.Turn.of(call), message, attributes, now);
     }
 
-    /** The EXECUTE block an approved shell call runs, with the lineage the call carries. */
+    /**
+     * The EXECUTE block an approved shell call runs, with the lineage the call carries. Its parent is the original
+     * packet, as for every other block of a re-run turn: the packet whose output made the original call.
+     */
     private static RoutedBlock shellBlock(ToolCall call, Redaction command) {
-        Matcher routed = ROUTED_CALL_ID.matcher(call.getCallId());
-        boolean fromRouting = routed.matches();
+        Optional<Lineage.Place> routed = Lineage.place(call.getCallId());
         return RoutedBlock.newBuilder()
                 .setBlockId(call.getCallId())
-                .setOutputId(fromRouting ? routed.group(1) : call.getCallId())
+                .setOutputId(routed.map(Lineage.Place::outputId).orElse(call.getCallId()))
                 .setPacketId(call.getPacketId() != null ? call.getPacketId() : "")
+                .setParentId(Optional.ofNullable(call.getParentId()).flatMap(Lineage::packetOfCall).orElse(null))
+                .setTimeTravel(call.getTimeTravel())
+                .setOriginSessionId(call.getOriginSessionId())
                 .setRequestId(call.getRequestId() != null ? call.getRequestId() : "")
                 .setSessionId(call.getSessionId())
                 .setMarker(Marker.EXECUTE)
-                .setSequence(fromRouting ? Integer.parseInt(routed.group(2)) : 0)
+                .setSequence(routed.map(Lineage.Place::index).orElse(0))
                 .setBlockCount(call.getBlockCount())
                 .setChannel(Channel.SHELL.id())
                 .setText(command.text())

@@ -1,25 +1,37 @@
 package io.cognitionstreams.gatekeeper;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How the gatekeeper runs. Both are checked here, so a bad flag stops the app at start, not at the first call.
+ * How the gatekeeper runs. All are checked here, so a bad flag stops the app at start, not at the first call.
  *
  * @param rootCaller        the privileged caller whose calls skip the permission check (and are recorded); empty
  *                          for none, the default: privilege is opt-in
  * @param overloadThreshold the most active skills a session may have before its results carry a cognitive-load
  *                          warning ({@link CognitiveLoad}, default 5)
+ * @param resultsRetention  how long, in stream time, a tool result is kept for a replay to answer with
  */
-public record GatekeeperSettings(Optional<String> rootCaller, int overloadThreshold) {
+public record GatekeeperSettings(Optional<String> rootCaller, int overloadThreshold, Duration resultsRetention) {
+
+    /**
+     * Kafka's default retention of a topic (log.retention.hours, 168): a replay re-sends requests from
+     * cognition.requests, so it reaches no further back than that topic keeps them.
+     */
+    public static final Duration DEFAULT_RESULTS_RETENTION = Duration.ofDays(7);
 
     public GatekeeperSettings {
         Gatekeeper.requireValidRootCaller(Objects.requireNonNull(rootCaller, "rootCaller"));
         new CognitiveLoad(overloadThreshold); // refuses a negative threshold now
+        if (resultsRetention.compareTo(Duration.ofMinutes(1)) < 0) {
+            throw new IllegalArgumentException("the retention of recorded tool results must be at least a minute, "
+                    + "got " + resultsRetention);
+        }
     }
 
     public static GatekeeperSettings defaults() {
-        return new GatekeeperSettings(Optional.empty(), CognitiveLoad.DEFAULT_THRESHOLD);
+        return new GatekeeperSettings(Optional.empty(), CognitiveLoad.DEFAULT_THRESHOLD, DEFAULT_RESULTS_RETENTION);
     }
 
     public CognitiveLoad load() {

@@ -1,21 +1,24 @@
 package io.cognitionstreams.gatekeeper;
 
 import java.time.Instant;
-import java.util.Optional;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import java.util.List;
 import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.GatekeeperSession;
@@ -25,6 +28,7 @@ import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.EventSources;
 import io.cognitionstreams.topology.Outputs;
 
 /**
@@ -47,8 +51,12 @@ public final class GatekeeperTopology {
     public static final String NAME = "gatekeeper";
     public static final String ACTIVE_SKILLS_STORE = "active-skills";
     public static final String SKILLS_STORE = "skills";
-    /** Each session's tool results as its model saw them, by session and call id: what a replay answers with. */
-    public static final String RESULTS_STORE = "recorded-results";
+    /**
+     * Each session's tool results as its model saw them, by session and call id: what a replay answers with. A
+     * window store, so results older than the retention are dropped with their segment, and its changelog is
+     * deleted by time too; named apart from the key-value store it replaces, whose changelog it could not restore.
+     */
+    public static final String RESULTS_STORE = "recorded-tool-results";
 
     private GatekeeperTopology() {
     }
@@ -64,9 +72,10 @@ public final class GatekeeperTopology {
                 Serdes.String(), topics.serde(GatekeeperSession.class)).withCachingEnabled());
 
         // Keyed <session>/<call id>, so a replayed call (same session) finds its original's result and END_SESSION
-        // forgets a session's results with one prefix scan.
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(RESULTS_STORE),
-                Serdes.String(), topics.serde(ToolResult.class)));
+        // forgets a session's results with one key range; each kept under the stream time it was recorded at.
+        builder.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(RESULTS_STORE,
+                settings.resultsRetention(), settings.resultsRetention(), false), Serdes.String(),
+                topics.serde(ToolResult.class)));
 
         // All three inputs are keyed by session and share the stores, so they form one sub-topology whose task for
         // partition p owns the sessions of partition p on every topic: no repartition is needed.
@@ -93,16 +102,20 @@ public final class GatekeeperTopology {
     /** The active-skills and results stores as the sessions' memory. */
     private static GatekeeperSessions.Memory memory(ProcessorContext<?, ?> context) {
         KeyValueStore<String, GatekeeperSession> store = context.getStateStore(ACTIVE_SKILLS_STORE);
-        KeyValueStore<String, ToolResult> results = context.getStateStore(RESULTS_STORE);
+        WindowStore<String, ToolResult> results = context.getStateStore(RESULTS_STORE);
         return new GatekeeperSessions.Memory() {
             @Override
             public Optional<ToolResult> result(String session, String callId) {
-                return Optional.ofNullable(results.get(resultKey(session, callId)));
+                try (WindowStoreIterator<ToolResult> newestFirst = results.backwardFetch(resultKey(session, callId),
+                        0L, Long.MAX_VALUE)) {
+                    return newestFirst.hasNext() ? Optional.of(newestFirst.next().value) : Optional.empty();
+                }
             }
 
             @Override
             public void result(ToolResult result) {
-                results.put(resultKey(result.getSessionId(), result.getCallId()), result);
+                results.put(resultKey(result.getSessionId(), result.getCallId()), result,
+                        context.currentStreamTimeMs());
             }
 
             @Override
@@ -118,12 +131,13 @@ public final class GatekeeperTopology {
             @Override
             public void forget(String session) {
                 store.delete(session);
-                List<String> keys = new ArrayList<>();
-                try (KeyValueIterator<String, ToolResult> recorded = results.prefixScan(session + "/",
-                        Serdes.String().serializer())) {
-                    recorded.forEachRemaining(entry -> keys.add(entry.key));
+                List<Windowed<String>> recorded = new ArrayList<>();
+                // '0' follows '/': the range is the keys that start with "<session>/".
+                try (KeyValueIterator<Windowed<String>, ToolResult> range = results.fetch(resultKey(session, ""),
+                        session + "0", 0L, Long.MAX_VALUE)) {
+                    range.forEachRemaining(entry -> recorded.add(entry.key));
                 }
-                keys.forEach(results::delete);
+                recorded.forEach(entry -> results.put(entry.key(), null, entry.window().start()));
             }
         };
     }
@@ -153,7 +167,7 @@ public final class GatekeeperTopology {
         @Override
         public void process(Record<String, ToolCall> record) {
             GatekeeperSessions.Decided decided = sessions.decide(memory, gatekeeper, record.key(), record.value(),
-                    Instant.ofEpochMilli(record.timestamp()));
+                    Instant.ofEpochMilli(record.timestamp()), EventSources.of(context));
             decided.denied().ifPresent(call -> drift.recordDenial(call.getSkill(), call.getTool()));
             decided.records().forEach(out -> context.forward(record.withKey(out.key()).withValue(out.value())));
         }

@@ -24,6 +24,7 @@ import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.EventSources;
 import io.cognitionstreams.topology.GlobalMirror;
 
 /**
@@ -122,11 +123,9 @@ public final class GovernanceTopology {
                 versions.put(key, after);
                 change = new AuditTrail.Change(topic, key, before, Optional.of(after), approval.apply(value));
             }
-            String position = context.recordMetadata()
-                    .map(metadata -> metadata.topic() + "-" + metadata.partition() + "@" + metadata.offset())
-                    .orElse(topic + "/" + key);
-            context.forward(record.withKey(NAME).withValue(PipelineEvents.event(NAME + "-" + position,
-                    AuditTrail.EVENT, Severity.INFO, PipelineEvents.Turn.NONE, change.message(), change.attributes(),
+            context.forward(record.withKey(NAME).withValue(PipelineEvents.event(
+                    EventSources.of(context).eventId(AuditTrail.EVENT), AuditTrail.EVENT, Severity.INFO,
+                    PipelineEvents.Turn.NONE, change.message(), change.attributes(),
                     Instant.ofEpochMilli(record.timestamp()))));
         }
     }

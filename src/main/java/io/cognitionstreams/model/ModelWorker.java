@@ -90,6 +90,7 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
                     .setPacketId(packet.getMeta().getPacketId())
                     .setParentId(packet.getMeta().getParentId())
                     .setTimeTravel(packet.getMeta().getTimeTravel())
+                    .setOriginSessionId(packet.getMeta().getOriginSessionId())
                     .setRequestId(packet.getRequestId())
                     .setSessionId(packet.getSessionId())
                     .setActiveSkill(packet.getHeader().getActiveSkill())

@@ -86,13 +86,16 @@ public final class OutputRouter {
      * Everything one output leads to, in order: its blocks, one call per EXECUTE block, a REDACTION event when
      * anything was scrubbed, and an ESCALATION for the council when the output makes its session's interrupt
      * streak reach {@value InterruptStreak#ESCALATE_AT} ({@code streaks} is updated).
+     *
+     * @param source where the output was read: its event's id
      */
-    public List<SpecificRecord> records(LlmOutput output, InterruptStreak.Memory streaks) {
+    public List<SpecificRecord> records(LlmOutput output, InterruptStreak.Memory streaks,
+                                        PipelineEvents.Source source) {
         Routing routing = route(output);
         List<SpecificRecord> records = new ArrayList<>(routing.blocks());
         records.addAll(routing.toolCalls());
         if (!routing.redactions().isEmpty()) {
-            records.add(redactionEvent(output, routing.redactions()));
+            records.add(redactionEvent(output, routing.redactions(), source));
         }
         String session = output.getSessionId();
         int streak = streaks.streak(session);
@@ -137,6 +140,8 @@ public final class OutputRouter {
                         .setOutputId(output.getOutputId())
                         .setPacketId(output.getPacketId())
                         .setParentId(output.getParentId())
+                        .setTimeTravel(output.getTimeTravel())
+                        .setOriginSessionId(output.getOriginSessionId())
                         .setRequestId(output.getRequestId())
                         .setSessionId(output.getSessionId())
                         .setMarker(block.marker())
@@ -171,10 +176,11 @@ public final class OutputRouter {
         }
     }
 
-    private static PipelineEvent redactionEvent(LlmOutput output, Map<String, Integer> counts) {
+    private static PipelineEvent redactionEvent(LlmOutput output, Map<String, Integer> counts,
+                                                PipelineEvents.Source source) {
         Map<String, String> attributes = new TreeMap<>();
         counts.forEach((type, count) -> attributes.put(type, String.valueOf(count)));
-        return PipelineEvents.event(output.getOutputId() + "-redaction", REDACTION_EVENT, Severity.INFO,
+        return PipelineEvents.event(source.eventId(REDACTION_EVENT), REDACTION_EVENT, Severity.INFO,
                 PipelineEvents.Turn.of(output), "redacted " + counts.values().stream().mapToInt(Integer::intValue)
                         .sum() + " entities before the channels", attributes, output.getTimestamp());
     }
@@ -198,6 +204,8 @@ public final class OutputRouter {
                         + output.getSessionId() + ", ending at block " + Lineage.blockId(output.getOutputId(),
                         sequence) + " (seed 003 section 8.4): Prime's attention needed.")
                 .setSessionId(output.getSessionId())
+                .setTimeTravel(output.getTimeTravel())
+                .setOriginSessionId(output.getOriginSessionId())
                 .build();
     }
 
@@ -214,6 +222,7 @@ public final class OutputRouter {
                 .setRequestId(output.getRequestId())
                 .setTimeTravel(output.getTimeTravel())
                 .setParentId(original)
+                .setOriginSessionId(output.getOriginSessionId())
                 .setBlockCount(blockCount)
                 .setCaller(skill != null ? skill : NO_SKILL_CALLER)
                 .setSkill(skill)

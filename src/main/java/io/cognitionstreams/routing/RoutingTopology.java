@@ -20,6 +20,7 @@ import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.EventSources;
 import io.cognitionstreams.topology.Outputs;
 
 /**
@@ -88,7 +89,7 @@ public final class RoutingTopology {
 
         @Override
         public void process(Record<String, LlmOutput> record) {
-            List<SpecificRecord> records = router.records(record.value(), streaks);
+            List<SpecificRecord> records = router.records(record.value(), streaks, EventSources.of(context));
             requireFits(records);
             for (SpecificRecord value : records) {
                 // council.messages is keyed by council; everything else of the output by its session.

@@ -26,8 +26,9 @@ import io.cognitionstreams.schema.Severity;
  * The events of the AutoFix loop on cognition.events, in seed 001's meaning: {@code autofix/attempt} when a retry
  * starts, {@code autofix/travel} when it goes back to the previous checkpoint, {@code autofix/prune} when the
  * pruned history (one recovery lesson) is applied to the retry's packet, {@code autofix/recover} when a retry
- * passes its contract, {@code autofix/fail} when the retries are used up. Ids derive from packet ids, so a
- * reprocessed record gives the same event ids.
+ * passes its contract, {@code autofix/fail} when the retries are used up. Each event's id is the position of the
+ * answer (or retry packet) it follows from and its type ({@link PipelineEvents.Source}): two answers to one packet
+ * give two sets of events, and a reprocessed answer the same ids again.
  */
 public final class AutoFixEvents {
 
@@ -45,43 +46,45 @@ public final class AutoFixEvents {
 
     /** A broken contract; {@code next} says what follows: retry, escalate or fail. */
     public static PipelineEvent contractFailed(LlmOutput output, Checkpoint packet, StageContracts.Result result,
-                                               String next) {
+                                               String next, PipelineEvents.Source source) {
         Map<String, String> attributes = attributes(packet);
         attributes.put("reason", result.reason());
         attributes.put("next", next);
         attributes.put("output_id", output.getOutputId());
         result.confidence().ifPresent(confidence -> attributes.put("confidence", String.valueOf(confidence)));
-        return event(STAGE_CONTRACT_FAILED, next.equals("retry") ? Severity.WARN : Severity.ERROR,
-                output.getPacketId() + "-contract", output, packet.getStage() + " contract broken: "
-                        + result.reason(), attributes, output.getTimestamp());
+        return event(STAGE_CONTRACT_FAILED, next.equals("retry") ? Severity.WARN : Severity.ERROR, source, output,
+                packet.getStage() + " contract broken: " + result.reason(), attributes, output.getTimestamp());
     }
 
-    public static PipelineEvent attempt(LlmOutput output, Checkpoint failed, CognitionRequest retry, int maxRetries) {
+    public static PipelineEvent attempt(LlmOutput output, Checkpoint failed, CognitionRequest retry, int maxRetries,
+                                        PipelineEvents.Source source) {
         Map<String, String> attributes = attributes(failed);
         attributes.put("attempt", String.valueOf(retry.getRetryCount()));
         attributes.put("max_retries", String.valueOf(maxRetries));
         attributes.put("reason", retry.getRetryReason());
-        return event(ATTEMPT, Severity.WARN, output.getPacketId() + "-autofix-attempt", output,
+        return event(ATTEMPT, Severity.WARN, source, output,
                 "retry " + retry.getRetryCount() + " of " + maxRetries + " after: " + retry.getRetryReason(),
                 attributes, output.getTimestamp());
     }
 
     /** Back to {@code to} (the failed packet's checkpoint): the retry sees the history before the failed turn. */
-    public static PipelineEvent travel(LlmOutput output, Checkpoint to, CognitionRequest retry) {
+    public static PipelineEvent travel(LlmOutput output, Checkpoint to, CognitionRequest retry,
+                                       PipelineEvents.Source source) {
         Map<String, String> attributes = attributes(to);
         attributes.put("attempt", String.valueOf(retry.getRetryCount()));
         attributes.put("checkpoint", Checkpoints.key(to));
         attributes.put("checkpoint_sequence", String.valueOf(to.getSequence()));
         attributes.put("history_until", String.valueOf(retry.getHistoryUntil()));
         attributes.put("branch", Checkpoints.retryBranch(retry.getRetryCount()));
-        return event(TRAVEL, Severity.INFO, output.getPacketId() + "-autofix-travel", output,
+        return event(TRAVEL, Severity.INFO, source, output,
                 "travelled back to checkpoint " + to.getSequence() + " (history before sequence "
                         + retry.getHistoryUntil() + ") and forked branch "
                         + Checkpoints.retryBranch(retry.getRetryCount()), attributes, output.getTimestamp());
     }
 
     /** The retry's packet as the assembly pruned it: working memory kept, tool results with their calls. */
-    public static PipelineEvent prune(CognitionPacket retryPacket, Checkpoint checkpoint) {
+    public static PipelineEvent prune(CognitionPacket retryPacket, Checkpoint checkpoint,
+                                      PipelineEvents.Source source) {
         List<ChatMessage> history = retryPacket.getPayload().getHistory();
         List<ChatMessage> lessons = history.stream().filter(ContextPruner::isRecoveryLesson).toList();
         Map<String, String> attributes = attributes(checkpoint);
@@ -98,8 +101,8 @@ public final class AutoFixEvents {
                     .orElse(""));
         }
         boolean one = lessons.size() == 1;
-        return PipelineEvents.event(retryPacket.getMeta().getPacketId() + "-autofix-prune", PRUNE,
-                one ? Severity.INFO : Severity.WARN, PipelineEvents.Turn.of(retryPacket), one
+        return PipelineEvents.event(source.eventId(PRUNE), PRUNE, one ? Severity.INFO : Severity.WARN,
+                PipelineEvents.Turn.of(retryPacket), one
                         ? "retry " + checkpoint.getRetryCount() + " sees " + history.size()
                         + " pruned history messages ending in one recovery lesson"
                         : "retry " + checkpoint.getRetryCount() + " packet carries " + lessons.size()
@@ -107,22 +110,23 @@ public final class AutoFixEvents {
                 attributes, retryPacket.getMeta().getTimestamp());
     }
 
-    public static PipelineEvent recover(LlmOutput output, Checkpoint packet) {
+    public static PipelineEvent recover(LlmOutput output, Checkpoint packet, PipelineEvents.Source source) {
         Map<String, String> attributes = attributes(packet);
         attributes.put("attempts", String.valueOf(packet.getRetryCount()));
         attributes.put("checkpoint", Checkpoints.key(packet));
-        return event(RECOVER, Severity.INFO, output.getPacketId() + "-autofix-recover", output,
+        return event(RECOVER, Severity.INFO, source, output,
                 packet.getStage() + " passed on retry " + packet.getRetryCount() + " (branch "
                         + packet.getBranchId() + ")", attributes, output.getTimestamp());
     }
 
-    public static PipelineEvent fail(LlmOutput output, Checkpoint packet, String reason, int maxRetries) {
+    public static PipelineEvent fail(LlmOutput output, Checkpoint packet, String reason, int maxRetries,
+                                     PipelineEvents.Source source) {
         Map<String, String> attributes = attributes(packet);
         attributes.put("attempts", String.valueOf(packet.getRetryCount()));
         attributes.put("max_retries", String.valueOf(maxRetries));
         attributes.put("reason", reason);
         attributes.put("escalation", escalationId(output));
-        return event(FAIL, Severity.ERROR, output.getPacketId() + "-autofix-fail", output,
+        return event(FAIL, Severity.ERROR, source, output,
                 packet.getStage() + " still failing after " + packet.getRetryCount() + " of " + maxRetries
                         + " retries: " + reason, attributes, output.getTimestamp());
     }
@@ -144,6 +148,8 @@ public final class AutoFixEvents {
                         + output.getRequestId() + ", packet " + output.getPacketId() + "): " + content
                         + ". Prime's attention needed.")
                 .setSessionId(output.getSessionId())
+                .setTimeTravel(output.getTimeTravel())
+                .setOriginSessionId(output.getOriginSessionId())
                 .build();
     }
 
@@ -158,9 +164,10 @@ public final class AutoFixEvents {
         return attributes;
     }
 
-    private static PipelineEvent event(String type, Severity severity, String id, LlmOutput output, String message,
-                                       Map<String, String> attributes, Instant timestamp) {
-        return PipelineEvents.event(id, type, severity, PipelineEvents.Turn.of(output), message, attributes,
-                timestamp);
+    private static PipelineEvent event(String type, Severity severity, PipelineEvents.Source source,
+                                       LlmOutput output, String message, Map<String, String> attributes,
+                                       Instant timestamp) {
+        return PipelineEvents.event(source.eventId(type), type, severity, PipelineEvents.Turn.of(output), message,
+                attributes, timestamp);
     }
 }

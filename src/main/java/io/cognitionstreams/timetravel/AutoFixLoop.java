@@ -88,7 +88,7 @@ public final class AutoFixLoop {
         List<Keyed> out = new ArrayList<>();
         out.add(new Keyed(Checkpoints.key(checkpoint), checkpoint));
         if (retry) {
-            out.add(new Keyed(session, AutoFixEvents.prune(packet, checkpoint)));
+            out.add(new Keyed(session, AutoFixEvents.prune(packet, checkpoint, at.source())));
         }
         return out;
     }
@@ -119,12 +119,13 @@ public final class AutoFixLoop {
                     out.add(new Keyed(Checkpoints.key(verified), verified));
                 }
                 if (packet.getRetryCount() > 0) {
-                    out.add(new Keyed(session, AutoFixEvents.recover(output, packet)));
+                    out.add(new Keyed(session, AutoFixEvents.recover(output, packet, at.source())));
                 }
                 memory.forget(session, output.getRequestId());
             }
             case ESCALATE -> {
-                out.add(new Keyed(session, AutoFixEvents.contractFailed(output, packet, result, "escalate")));
+                out.add(new Keyed(session, AutoFixEvents.contractFailed(output, packet, result, "escalate",
+                        at.source())));
                 out.add(escalation(output, packet, result.reason(), result));
                 memory.forget(session, output.getRequestId());
             }
@@ -133,15 +134,19 @@ public final class AutoFixLoop {
                     // Attempt, travel back to the failed packet's checkpoint, and send the retry forked from there.
                     CognitionRequest retry = policy.retry(original.get(), packet, result.reason(),
                             output.getTimestamp());
-                    out.add(new Keyed(session, AutoFixEvents.contractFailed(output, packet, result, "retry")));
-                    out.add(new Keyed(session, AutoFixEvents.attempt(output, packet, retry, policy.maxRetries())));
-                    out.add(new Keyed(session, AutoFixEvents.travel(output, packet, retry)));
+                    out.add(new Keyed(session, AutoFixEvents.contractFailed(output, packet, result, "retry",
+                            at.source())));
+                    out.add(new Keyed(session, AutoFixEvents.attempt(output, packet, retry, policy.maxRetries(),
+                            at.source())));
+                    out.add(new Keyed(session, AutoFixEvents.travel(output, packet, retry, at.source())));
                     out.add(new Keyed(retry.getSessionId(), retry));
                 } else {
                     String reason = original.isPresent() ? result.reason() : result.reason()
                             + " (the original request is no longer kept, so it cannot be retried)";
-                    out.add(new Keyed(session, AutoFixEvents.contractFailed(output, packet, result, "fail")));
-                    out.add(new Keyed(session, AutoFixEvents.fail(output, packet, reason, policy.maxRetries())));
+                    out.add(new Keyed(session, AutoFixEvents.contractFailed(output, packet, result, "fail",
+                            at.source())));
+                    out.add(new Keyed(session, AutoFixEvents.fail(output, packet, reason, policy.maxRetries(),
+                            at.source())));
                     out.add(escalation(output, packet, "still failing after " + packet.getRetryCount() + " of "
                             + policy.maxRetries() + " retries: " + reason, result));
                     memory.forget(session, output.getRequestId());

@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 
+import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.topics.Topics;
@@ -36,6 +37,11 @@ public final class Checkpoints {
 
     /** Where a source record sits on its topic. */
     public record Position(String topic, int partition, long offset, Instant timestamp) {
+
+        /** The same record as what the events it leads to take their ids from. */
+        public PipelineEvents.Source source() {
+            return new PipelineEvents.Source(topic, partition, offset);
+        }
     }
 
     /**
@@ -61,6 +67,9 @@ public final class Checkpoints {
                         : List.of(packet.getHeader().getActiveSkill()))
                 .setRetryCount(retry)
                 .setTimestamp(source.timestamp())
+                .setTimeTravel(packet.getMeta().getTimeTravel())
+                .setParentId(packet.getMeta().getParentId())
+                .setOriginSessionId(packet.getMeta().getOriginSessionId())
                 .build();
     }
 

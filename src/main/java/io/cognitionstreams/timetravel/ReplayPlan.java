@@ -33,10 +33,11 @@ import io.cognitionstreams.schema.CognitionRequest;
  *       before it. Request ids are {@code <original>@<new session>}.</li>
  * </ul>
  * Both keep each original's prompt, persona, skill, task, model, MTU and timestamp, and set {@code parent_id}
- * to the original's packet (its request id when it never had one), so every packet, output and routed block of
- * the re-run points back to where it came from. Both set {@code time_travel}, which every record of the re-run
- * carries on, so that none of its tool calls executes: a replay's are answered from the original's recorded
- * results, a fork's recorded as not executed, unless the fork was asked to run them (FORK_EXECUTE).
+ * to the original's packet (its request id when it never had one) and {@code origin_session_id} to the original's
+ * session, so every record of the re-run points back to where it came from. Both set {@code time_travel}, which
+ * every record of the re-run carries on, so that none of its tool calls executes: a replay's are answered from the
+ * original's recorded results, a fork's recorded as not executed, unless the fork was asked to run them
+ * (FORK_EXECUTE).
  */
 public final class ReplayPlan {
 
@@ -185,6 +186,7 @@ public final class ReplayPlan {
                 .setRequestId(requestId)
                 .setSessionId(session)
                 .setParentId(packet != null ? packet.getPacketId() : original.getRequestId())
+                .setOriginSessionId(original.getSessionId())
                 .setRetryCount(0)
                 .setRetryReason(null);
     }

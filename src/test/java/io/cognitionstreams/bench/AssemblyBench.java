@@ -29,6 +29,7 @@ import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
 
@@ -69,7 +70,7 @@ public class AssemblyBench {
         CognitionRequest request = CognitionRequest.newBuilder().setRequestId("r").setSessionId("s")
                 .setUserPrompt("Summarize what we decided about the release and what is left to do.")
                 .setActiveSkill("git").setTargetModel("gpt-4o").setTimestamp(java.time.Instant.EPOCH).build();
-        input = new AssemblyInput(request, IdentityDefaults.TEXT, Personas.defaultPersona(), Optional.of(skill),
+        input = new AssemblyInput(request, Records.SOURCE, IdentityDefaults.TEXT, Personas.defaultPersona(), Optional.of(skill),
                 () -> List.of(skill), AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
         CognitionPacket sample = assembler.assemble(input).packet();
         System.out.printf("%n%d turns: packet of %d/%d tokens, %d history messages%n", turns,

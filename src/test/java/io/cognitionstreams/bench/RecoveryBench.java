@@ -26,6 +26,7 @@ import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.serde.TrustedPackages;
+import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.timetravel.AutoFixEvents;
 import io.cognitionstreams.timetravel.AutoFixPolicy;
 import io.cognitionstreams.timetravel.Checkpoints;
@@ -100,8 +101,8 @@ public class RecoveryBench {
         sink.consume(pruner.pruneForRetry(history, result.reason()));
         Checkpoint previous = Checkpoints.ofPacket(newestFirst.iterator(), failed.getPacketId()).orElseThrow();
         CognitionRequest retry = policy.retry(original, previous, result.reason(), failed.getTimestamp());
-        sink.consume(AutoFixEvents.attempt(failed, previous, retry, policy.maxRetries()));
-        sink.consume(AutoFixEvents.travel(failed, previous, retry));
+        sink.consume(AutoFixEvents.attempt(failed, previous, retry, policy.maxRetries(), Records.SOURCE));
+        sink.consume(AutoFixEvents.travel(failed, previous, retry, Records.SOURCE));
         sink.consume(retry);
     }
 

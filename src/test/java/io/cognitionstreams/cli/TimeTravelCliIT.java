@@ -175,7 +175,7 @@ class TimeTravelCliIT {
     private static CognitionPacket idsAside(CognitionPacket packet) {
         CognitionPacket.Builder copy = CognitionPacket.newBuilder(packet).setRequestId("");
         // Lineage aside: ids and the time_travel mark differ by design, everything the model sees must not.
-        copy.getMetaBuilder().setPacketId("").setParentId(null).setTimeTravel(null);
+        copy.getMetaBuilder().setPacketId("").setParentId(null).setTimeTravel(null).setOriginSessionId(null);
         return copy.build();
     }
 
@@ -196,7 +196,7 @@ class TimeTravelCliIT {
 
     private static RoutedBlock idsAside(RoutedBlock block) {
         return RoutedBlock.newBuilder(block).setBlockId("").setOutputId("").setPacketId("").setParentId(null)
-                .setRequestId("").setTimestamp(Instant.EPOCH).build();
+                .setTimeTravel(null).setOriginSessionId(null).setRequestId("").setTimestamp(Instant.EPOCH).build();
     }
 
     private static boolean isReplay(RoutedBlock block) {

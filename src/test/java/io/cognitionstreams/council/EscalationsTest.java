@@ -11,6 +11,7 @@ import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.TimeTravel;
 
 class EscalationsTest {
 
@@ -54,6 +55,18 @@ class EscalationsTest {
         assertThat(block.getSessionId()).isEqualTo("s1");
         assertThat(block.getBlockId()).isEqualTo("esc-i1#0");
         assertThat(block.getText()).startsWith("ESCALATION for Prime from council (council default, risk HIGH): ");
+    }
+
+    @Test
+    void anEscalationOfAReplayedTurnShowsAsABlockOfThatReplay() {
+        CouncilMessage escalation = info().setType(CouncilMessageType.ESCALATION).setSessionId("s1")
+                .setParentId("pk9").setTimeTravel(TimeTravel.REPLAY).setOriginSessionId("s1").build();
+
+        RoutedBlock block = Escalations.chatBlock(escalation);
+
+        assertThat(block.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+        assertThat(block.getOriginSessionId()).isEqualTo("s1");
+        assertThat(block.getParentId()).isEqualTo("pk9");
     }
 
     @Test

@@ -8,13 +8,16 @@ import org.junit.jupiter.api.Test;
 
 import io.cognitionstreams.executor.CallLedger.Plan;
 import io.cognitionstreams.schema.LedgerState;
+import io.cognitionstreams.schema.TimeTravel;
+import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolLedgerEntry;
 import io.cognitionstreams.schema.ToolStatus;
 
 class CallLedgerTest {
 
     private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
-    private static final CallLedger.Call CALL = new CallLedger.Call("s1-b1", "s1", "mcp__git__commit", "mcp:git", 42);
+    private static final CallLedger.Call CALL = new CallLedger.Call(call("s1-b1", "s1", "mcp__git__commit"), "mcp:git",
+            42);
 
     private final CallLedger ledger = new CallLedger();
 
@@ -124,12 +127,30 @@ class CallLedgerTest {
     }
 
     @Test
+    void anEntryOfAForkedCallSaysWhichCallItReRuns() {
+        ToolCall forked = ToolCall.newBuilder(CALL.call()).setTimeTravel(TimeTravel.FORK_EXECUTE)
+                .setParentId("pk1-out#0").setOriginSessionId("s0").build();
+
+        ToolLedgerEntry started = CallLedger.started(new CallLedger.Call(forked, "mcp:git", 42), 1, T0);
+
+        assertThat(started.getTimeTravel()).isEqualTo(TimeTravel.FORK_EXECUTE);
+        assertThat(started.getParentId()).isEqualTo("pk1-out#0");
+        assertThat(started.getOriginSessionId()).isEqualTo("s0");
+        assertThat(started.getCallId()).isEqualTo("s1-b1");
+    }
+
+    @Test
     void anUnreadableEntryMakesEveryDecisionForItsCallADuplicate() {
         // LedgerRestore records an entry it cannot read at an offset no decision has: whether it ran is unknown.
-        ledger.record(0, "s1-b1", CallLedger.started(new CallLedger.Call("s1-b1", "s1", "?", "?",
+        ledger.record(0, "s1-b1", CallLedger.started(new CallLedger.Call(call("s1-b1", "s1", "?"), "?",
                 LedgerRestore.UNREADABLE), 1, T0));
 
         assertThat(ledger.plan(0, 42, "s1-b1", true)).isEqualTo(Plan.DUPLICATE);
         assertThat(ledger.plan(0, 0, "s1-b1", true)).isEqualTo(Plan.DUPLICATE);
+    }
+
+    private static ToolCall call(String callId, String session, String tool) {
+        return ToolCall.newBuilder().setCallId(callId).setSessionId(session).setCaller("git").setTool(tool)
+                .setTimestamp(T0).build();
     }
 }

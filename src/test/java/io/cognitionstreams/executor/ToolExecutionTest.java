@@ -11,6 +11,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
@@ -177,8 +178,10 @@ class ToolExecutionTest {
 
     @Test
     void aResultCarriesTheCallsLineageAndTheOutcome() {
-        ToolResult result = ToolExecution.result(call("mcp__git__status", "{}"),
-                Outcome.timedOut("took over 1s", "partial", 1000), "mcp:git", T0.plusSeconds(2));
+        ToolCall forked = ToolCall.newBuilder(call("mcp__git__status", "{}")).setTimeTravel(TimeTravel.FORK_EXECUTE)
+                .setParentId("pk1-out#0").setOriginSessionId("s0").build();
+        ToolResult result = ToolExecution.result(forked, Outcome.timedOut("took over 1s", "partial", 1000), "mcp:git",
+                T0.plusSeconds(2));
 
         assertThat(result.getCallId()).isEqualTo("s1-b1");
         assertThat(result.getSessionId()).isEqualTo("s1");
@@ -193,6 +196,10 @@ class ToolExecutionTest {
         assertThat(result.getExecutor()).isEqualTo("mcp:git");
         assertThat(result.getDurationMs()).isEqualTo(1000);
         assertThat(result.getTimestamp()).isEqualTo(T0.plusSeconds(2));
+        assertThat(result.getTimeTravel()).as("a fork's result never starts a turn on its own")
+                .isEqualTo(TimeTravel.FORK_EXECUTE);
+        assertThat(result.getParentId()).isEqualTo("pk1-out#0");
+        assertThat(result.getOriginSessionId()).isEqualTo("s0");
     }
 
     @Test

@@ -111,8 +111,8 @@ class GatekeeperRestartIT {
 
     private KafkaStreams start(Settings settings) {
         StreamsBuilder builder = new StreamsBuilder();
-        GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.empty(), 1),
-                Redactor.defaults(), DecisionSignatures.Signer.generated());
+        GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.empty(), 1,
+                GatekeeperSettings.DEFAULT_RESULTS_RETENTION), Redactor.defaults(), DecisionSignatures.Signer.generated());
         Properties props = StreamsSettings.of(settings, GatekeeperTopology.NAME, Set.of(Topics.COGNITION_SKILLS));
         KafkaStreams streams = new KafkaStreams(builder.build(props), props);
         streams.start();

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -14,6 +17,8 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,6 +59,8 @@ class GatekeeperTopologyTest {
     /** Low, so three skills overload a session. */
     private static final int THRESHOLD = 2;
     private static final String ROOT = "ops";
+    /** How long recorded results are kept here. */
+    private static final Duration RETENTION = Duration.ofHours(1);
     private static final DecisionSignatures.Signer SIGNER = DecisionSignatures.Signer.generated();
     /** Arguments an approved shell call needs. */
     private static final String LS = "{\"command\":\"ls\"}";
@@ -78,7 +85,7 @@ class GatekeeperTopologyTest {
     @BeforeEach
     void start() {
         StreamsBuilder builder = new StreamsBuilder();
-        GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.of(ROOT), THRESHOLD),
+        GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.of(ROOT), THRESHOLD, RETENTION),
                 Redactor.defaults(), SIGNER);
         driver = Drivers.driver(builder.build(), stateDir);
         skills = TopicDriver.input(driver, topics.skills);
@@ -269,6 +276,16 @@ class GatekeeperTopologyTest {
         assertThat(drift.getAttributes()).containsEntry("skill", "writer").containsEntry("tool", "shell.run")
                 .containsEntry("required_permission", "shell:run").containsEntry("kind", "permission");
         assertThat(events.isEmpty()).isTrue();
+    }
+
+    @Test
+    void theSameCallSentTwiceIsTwoDriftEventsEachNamedByWhereItsCallWasRead() {
+        ToolCall call = call("s1", "writer", "shell.run").build();
+        decide("s1", call);
+        decide("s1", call);
+
+        assertThat(events.readValuesToList()).extracting(PipelineEvent::getEventId)
+                .containsExactly("tool.calls-0@0/DRIFT", "tool.calls-0@1/DRIFT");
     }
 
     @Test
@@ -517,7 +534,7 @@ class GatekeeperTopologyTest {
                 .setText("tagged").setStatus(ToolStatus.SUCCEEDED).setCallCount(1).build());
 
         ToolDecision replayed = decide("s1", ToolCall.newBuilder(original).setCallId("replayed-call")
-                .setTimeTravel(TimeTravel.REPLAY).setParentId(original.getCallId()).build());
+                .setTimeTravel(TimeTravel.REPLAY).setParentId(original.getCallId()).setOriginSessionId("s1").build());
 
         assertThat(replayed.getVerdict()).as("decided as the original was").isEqualTo(Verdict.APPROVED);
         assertThat(shell.isEmpty()).as("no command for a person or an executor to run").isTrue();
@@ -526,6 +543,8 @@ class GatekeeperTopologyTest {
         assertThat(answer.getText()).isEqualTo(ran.getText());
         assertThat(answer.getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
         assertThat(answer.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+        assertThat(answer.getParentId()).as("the original call, whose result it is").isEqualTo(original.getCallId());
+        assertThat(answer.getOriginSessionId()).isEqualTo("s1");
     }
 
     @Test
@@ -534,29 +553,61 @@ class GatekeeperTopologyTest {
                 .build());
         ToolResult replayed = results.readValue();
         decide("s1~fork-1", call("s1~fork-1", "git", "git.status").setTimeTravel(TimeTravel.FORK)
-                .setParentId("x#0").build());
+                .setParentId("x#0").setOriginSessionId("s1").build());
         ToolResult forked = results.readValue();
         decide("s2", call("s2", "shell-operator", "shell.run").setArguments("{\"command\":\"ls\"}")
-                .setTimeTravel(TimeTravel.FORK_EXECUTE).build());
+                .setCallId("pk7-out#2").setTimeTravel(TimeTravel.FORK_EXECUTE).setParentId("pk1-out#2")
+                .setOriginSessionId("s1").build());
 
         assertThat(replayed.getStatus()).isEqualTo(ToolStatus.NOT_EXECUTED);
         assertThat(replayed.getError()).contains("not executed during replay", "lost#0");
         assertThat(forked.getStatus()).isEqualTo(ToolStatus.NOT_EXECUTED);
         assertThat(forked.getError()).contains("fork --execute-tools");
-        assertThat(shell.readValue().getText()).as("a fork asked to run its tools does").isEqualTo("ls");
+        assertThat(forked.getParentId()).isEqualTo("x#0");
+        assertThat(forked.getOriginSessionId()).isEqualTo("s1");
+        RoutedBlock command = shell.readValue();
+        assertThat(command.getText()).as("a fork asked to run its tools does").isEqualTo("ls");
+        assertThat(command.getTimeTravel()).isEqualTo(TimeTravel.FORK_EXECUTE);
+        assertThat(command.getParentId()).as("the original packet, like every other block of a fork")
+                .isEqualTo("pk1");
+        assertThat(command.getOriginSessionId()).isEqualTo("s1");
         assertThat(results.isEmpty()).as("and its result comes from an executor").isTrue();
     }
 
     @Test
     void endingASessionForgetsItsRecordedResults() {
         annotate(result("s1").setCallId("c1").setText("ok").build());
+        annotate(result("s1").setCallId("c2").setText("ok").build());
         annotate(result("s10").setCallId("c1").setText("other session").build());
 
         control.pipeInput("s1", control("s1", SessionAction.END_SESSION));
 
-        KeyValueStore<String, ToolResult> recorded = driver.getKeyValueStore(GatekeeperTopology.RESULTS_STORE);
-        assertThat(recorded.get("s1/c1")).isNull();
-        assertThat(recorded.get("s10/c1")).as("s10 starts with s1 but is another session").isNotNull();
+        assertThat(recorded("s1/c1")).isEmpty();
+        assertThat(recorded("s1/c2")).isEmpty();
+        assertThat(recorded("s10/c1")).as("s10 starts with s1 but is another session").hasSize(1);
+    }
+
+    @Test
+    void aRecordedResultIsKeptForTheRetentionInStreamTimeThenAReplayFindsNoneAndSaysWhy() {
+        ToolCall original = call("s1", "git", "git.status").build();
+        calls.pipeInput("s1", original, Records.T0);
+        recordResult(result("s1").setCallId(original.getCallId()).setText("clean"), Records.T0);
+        ToolCall replayed = call("s1", "git", "git.status").setTimeTravel(TimeTravel.REPLAY)
+                .setParentId(original.getCallId()).build();
+
+        // The store drops by the time of what it records: another session's results move it, to the last moment
+        // the first result is kept, then past it.
+        recordResult(result("s2").setText("later"), Records.T0.plus(RETENTION).minusMillis(1));
+        calls.pipeInput("s1", replayed, Records.T0.plus(RETENTION).minusMillis(1));
+        assertThat(results.readValue().getText()).isEqualTo("clean");
+
+        recordResult(result("s2").setText("much later"), Records.T0.plus(RETENTION));
+        assertThat(recorded("s1/" + original.getCallId())).as("older than the retention").isEmpty();
+        calls.pipeInput("s1", ToolCall.newBuilder(replayed).setCallId("replayed-again").build(),
+                Records.T0.plus(RETENTION));
+        ToolResult late = results.readValue();
+        assertThat(late.getStatus()).isEqualTo(ToolStatus.NOT_EXECUTED);
+        assertThat(late.getError()).contains("no recorded result", "--recorded-results-retention");
     }
 
     @Test
@@ -665,6 +716,20 @@ class GatekeeperTopologyTest {
 
     private void load(Skill.Builder skill) {
         skills.pipeInput(skill.getName(), skill.build());
+    }
+
+    private void recordResult(ToolResult.Builder outcome, Instant at) {
+        outcomes.pipeInput(outcome.getSessionId(), outcome.build(), at);
+        results.readValue();
+    }
+
+    private List<ToolResult> recorded(String key) {
+        WindowStore<String, ToolResult> store = driver.getWindowStore(GatekeeperTopology.RESULTS_STORE);
+        List<ToolResult> found = new ArrayList<>();
+        try (WindowStoreIterator<ToolResult> versions = store.fetch(key, 0L, Long.MAX_VALUE)) {
+            versions.forEachRemaining(entry -> found.add(entry.value));
+        }
+        return found;
     }
 
     private KeyValueStore<String, GatekeeperSession> store() {

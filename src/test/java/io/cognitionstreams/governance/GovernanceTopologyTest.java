@@ -75,13 +75,13 @@ class GovernanceTopologyTest {
                 .extracting(PipelineEvent::getType, PipelineEvent::getMessage, PipelineEvent::getEventId)
                 .containsExactly(
                         tuple(AuditTrail.EVENT, "cognition.skills git added at version 1.0.0",
-                                "governance-cognition.skills-0@0"),
+                                "cognition.skills-0@0/GOVERNANCE_CHANGE"),
                         tuple(AuditTrail.EVENT, "cognition.skills git changed from version 1.0.0 to 1.1.0",
-                                "governance-cognition.skills-0@1"),
+                                "cognition.skills-0@1/GOVERNANCE_CHANGE"),
                         tuple(AuditTrail.EVENT, "cognition.skills git deleted (was version 1.1.0)",
-                                "governance-cognition.skills-0@2"),
+                                "cognition.skills-0@2/GOVERNANCE_CHANGE"),
                         tuple(AuditTrail.EVENT, "cognition.identity identity added at version 2, approved by azrael "
-                                + "and prime", "governance-cognition.identity-0@0"));
+                                + "and prime", "cognition.identity-0@0/GOVERNANCE_CHANGE"));
         assertThat(letters.isEmpty()).isTrue();
     }
 

@@ -68,7 +68,7 @@ class BudgetPropertiesTest {
         CognitionRequest request = Records.request("s1", prompt).setMtu(mtu).setTargetModel(model).build();
         List<ChatMessage> newestFirst = new ArrayList<>(history);
         Collections.reverse(newestFirst);
-        AssemblyInput input = new AssemblyInput(request, IdentityDefaults.TEXT, Personas.defaultPersona(),
+        AssemblyInput input = new AssemblyInput(request, Records.SOURCE, IdentityDefaults.TEXT, Personas.defaultPersona(),
                 Optional.empty(), List::of, AssemblyInput.MemorySearch.NONE, newestFirst::iterator, Optional.empty());
 
         CognitionPacket packet;

@@ -119,13 +119,25 @@ class RoutingTopologyTest {
 
     @Test
     void aReplayedTurnsCallNamesTheOriginalCallAtTheSamePlace() {
-        outputs.pipeInput("s1", Records.output("s1", "PLAN: a\nEXECUTE: git tag v2").setParentId("pk1")
-                .setTimeTravel(TimeTravel.REPLAY).build());
+        outputs.pipeInput("s1", Records.output("s1", "PLAN: a\nEXECUTE: git tag v2\nRESPONSE: mail "
+                + "jane.doe@example.com").setParentId("pk1").setTimeTravel(TimeTravel.REPLAY).setOriginSessionId("s1")
+                .build());
         outputs.pipeInput("s1", Records.output("s1", "EXECUTE: ls").setParentId("pk2").build());
 
         ToolCall replayed = toolCalls.readValue();
         assertThat(replayed.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
         assertThat(replayed.getParentId()).as("the original output of packet pk1, block 1").isEqualTo("pk1-out#1");
+        assertThat(replayed.getOriginSessionId()).isEqualTo("s1");
+        assertThat(channels.get(Channel.CLI_CHAT).readValuesToList()).as("every block of the replayed turn")
+                .hasSize(2).allSatisfy(block -> {
+                    assertThat(block.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+                    assertThat(block.getParentId()).isEqualTo("pk1");
+                    assertThat(block.getOriginSessionId()).isEqualTo("s1");
+                });
+        PipelineEvent redaction = events.readValue();
+        assertThat(redaction.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+        assertThat(redaction.getParentId()).isEqualTo("pk1");
+        assertThat(redaction.getOriginSessionId()).isEqualTo("s1");
         ToolCall live = toolCalls.readValue();
         assertThat(live.getTimeTravel()).isNull();
         assertThat(live.getParentId()).as("a live turn (an AutoFix retry has a parent too) re-runs nothing").isNull();
@@ -227,6 +239,16 @@ class RoutingTopologyTest {
         assertThat(event.getAttributes()).containsEntry("API_KEY", "1");
         assertThat(toolCalls.readValue().getArguments()).doesNotContain("sk-proj-abcdefghijklmnop")
                 .contains("[REDACTED:API_KEY]", "https://api.example.com");
+    }
+
+    @Test
+    void twoAnswersToOnePacketGiveTwoRedactionEventsEachNamedByWhereItsAnswerWasRead() {
+        LlmOutput answer = Records.output("s1", "RESPONSE: mail jane.doe@example.com").build();
+        outputs.pipeInput("s1", answer);
+        outputs.pipeInput("s1", LlmOutput.newBuilder(answer).setText("RESPONSE: mail john.roe@example.com").build());
+
+        assertThat(events.readValuesToList()).extracting(PipelineEvent::getEventId)
+                .containsExactly("llm.outputs-0@0/REDACTION", "llm.outputs-0@1/REDACTION");
     }
 
     @Test

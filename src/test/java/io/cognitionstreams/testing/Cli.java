@@ -58,18 +58,25 @@ public record Cli(int exitCode, String out, String err) {
      * are the ones a shell sees. Output goes to files: a pipe left unread could fill and stall the child.
      */
     public static Cli launch(Path workDir, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", System.getProperty("java.class.path"), CognitionCli.class.getName()));
-        command.addAll(List.of(args));
         Path out = Files.createTempFile(workDir, "stdout", ".txt");
         Path err = Files.createTempFile(workDir, "stderr", ".txt");
-        Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
-                .start();
+        Process process = start(out, err, args);
         if (!process.waitFor(5, TimeUnit.MINUTES)) {
             process.destroyForcibly();
             throw new IllegalStateException("cognition " + String.join(" ", args) + " did not exit");
         }
         return new Cli(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * {@code CognitionCli.main} in a child JVM that keeps running, for a command that runs until it is stopped
+     * (`run`): {@code destroy()} is Ctrl-C's SIGTERM, which runs its shutdown hook.
+     */
+    public static Process start(Path out, Path err, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", System.getProperty("java.class.path"), CognitionCli.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     }
 }

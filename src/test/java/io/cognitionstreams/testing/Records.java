@@ -9,6 +9,7 @@ import java.util.Optional;
 import io.cognitionstreams.assembly.AssemblyInput;
 import io.cognitionstreams.assembly.IdentityDefaults;
 import io.cognitionstreams.assembly.Personas;
+import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Persona;
@@ -17,6 +18,8 @@ import io.cognitionstreams.schema.Persona;
 public final class Records {
 
     public static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+    /** Where a record read in a test sits, for the events it leads to. */
+    public static final PipelineEvents.Source SOURCE = new PipelineEvents.Source("test", 0, 0);
 
     private Records() {
     }
@@ -32,7 +35,7 @@ public final class Records {
 
     /** A request as assembly sees it with nothing in the stores: default identity, no skills, no history. */
     public static AssemblyInput input(CognitionRequest request) {
-        return new AssemblyInput(request, IdentityDefaults.TEXT, builtInPersona(request), Optional.empty(), List::of,
+        return new AssemblyInput(request, SOURCE, IdentityDefaults.TEXT, builtInPersona(request), Optional.empty(), List::of,
                 AssemblyInput.MemorySearch.NONE, Collections::emptyIterator, Optional.empty());
     }
 

@@ -109,6 +109,8 @@ class ReplayPlanTest {
         assertThat(plan.answered()).containsExactlyInAnyOrder("r1@s~fork-1", "r2@s~fork-1", "r3@s~fork-1");
         assertThat(plan.requests()).extracting(CognitionRequest::getTimeTravel).as("no tool of a fork runs")
                 .containsOnly(TimeTravel.FORK);
+        assertThat(plan.requests()).extracting(CognitionRequest::getOriginSessionId).as("the session it forks")
+                .containsOnly("s");
     }
 
     @Test
@@ -127,6 +129,8 @@ class ReplayPlanTest {
         withReplay.add(CognitionRequest.newBuilder(plan.requests().get(0)).setRequestId("r9").build());
 
         assertThat(plan.requests()).extracting(CognitionRequest::getTimeTravel).containsOnly(TimeTravel.REPLAY);
+        assertThat(plan.requests()).extracting(CognitionRequest::getOriginSessionId).as("the session it replays")
+                .containsOnly("s");
         assertThat(new ReplayPlan("s", checkpoints, 1).replay(withReplay, "t6").requests())
                 .extracting(CognitionRequest::getRequestId).doesNotContain("r9@replay-t6");
     }

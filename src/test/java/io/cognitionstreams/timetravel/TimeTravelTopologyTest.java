@@ -30,6 +30,7 @@ import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.Severity;
+import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
@@ -218,6 +219,52 @@ class TimeTravelTopologyTest {
     }
 
     @Test
+    void twoAnswersToOnePacketGiveEventsOfTheirOwnNamedByWhereEachAnswerWasRead() {
+        start(AutoFixPolicy.defaults());
+        CognitionPacket packet = sendVerification("r2", 2);
+
+        answer(packet, "VERIFY: fail: the canary's error rate is over budget");
+        answer(packet, "VERIFY: fail: the dashboard is down");
+
+        List<PipelineEvent> emitted = events.readValuesToList();
+        assertThat(emitted).extracting(PipelineEvent::getEventId).containsExactly(
+                "llm.outputs-0@0/STAGE_CONTRACT_FAILED", "llm.outputs-0@0/autofix/attempt",
+                "llm.outputs-0@0/autofix/travel",
+                "llm.outputs-0@1/STAGE_CONTRACT_FAILED", "llm.outputs-0@1/autofix/attempt",
+                "llm.outputs-0@1/autofix/travel");
+        assertThat(emitted).extracting(PipelineEvent::getPacketId).as("one packet, whose id they used to share")
+                .containsOnly(packet.getMeta().getPacketId());
+    }
+
+    @Test
+    void aReplayedTurnsCheckpointEventsAndRetryPointBackToTheTurnItReplays() {
+        start(AutoFixPolicy.defaults());
+        CognitionRequest replayed = verification("r2@replay-t1").setTimeTravel(TimeTravel.REPLAY).setParentId("pk0")
+                .setOriginSessionId("s1").build();
+        requests.pipeInput("s1", replayed, tick());
+        CognitionPacket packet = packet(replayed, 2);
+        packets.pipeInput("s1", packet, tick());
+
+        answer(packet, "VERIFY: fail: the canary's error rate is over budget");
+
+        Checkpoint checkpoint = checkpoints.readValue();
+        assertThat(checkpoint.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+        assertThat(checkpoint.getParentId()).as("the original packet").isEqualTo("pk0");
+        assertThat(checkpoint.getOriginSessionId()).isEqualTo("s1");
+        assertThat(events.readValuesToList()).hasSize(3).allSatisfy(event -> {
+            assertThat(event.getTimeTravel()).isEqualTo(TimeTravel.REPLAY);
+            assertThat(event.getParentId()).isEqualTo("pk0");
+            assertThat(event.getOriginSessionId()).isEqualTo("s1");
+        });
+        CognitionRequest retry = retries.readValue();
+        assertThat(retry.getTimeTravel()).as("a retry of a replayed turn runs no tool either")
+                .isEqualTo(TimeTravel.REPLAY);
+        assertThat(retry.getOriginSessionId()).isEqualTo("s1");
+        assertThat(retry.getParentId()).as("the failed attempt, which points back in turn")
+                .isEqualTo(packet.getMeta().getPacketId());
+    }
+
+    @Test
     void aMissingPlanIsRetriedThenEscalated() {
         start(new AutoFixPolicy(1));
         CognitionRequest plan = Records.request("s1", "Plan the deploy").build();
@@ -353,6 +400,8 @@ class TimeTravelTopologyTest {
                 .setOutputId(packet.getMeta().getPacketId() + "-out")
                 .setPacketId(packet.getMeta().getPacketId())
                 .setParentId(packet.getMeta().getParentId())
+                .setTimeTravel(packet.getMeta().getTimeTravel())
+                .setOriginSessionId(packet.getMeta().getOriginSessionId())
                 .setRequestId(packet.getRequestId())
                 .setSessionId(packet.getSessionId())
                 .setModel("replay:test")

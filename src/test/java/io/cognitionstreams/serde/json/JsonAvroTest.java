@@ -59,11 +59,11 @@ class JsonAvroTest {
                     + "'persona':'architect','active_skill':null,'task_instruction_key':'initial_planning',"
                     + "'target_model':'gpt-4o','mtu':4096,'parent_id':null,'retry_count':0,'retry_reason':null,"
                     + "'history_until':null,'auto_continue_step':0,'time_travel':null,"
-                    + "'timestamp':'2026-11-22T10:00:00Z','council_id':null}");
+                    + "'timestamp':'2026-11-22T10:00:00Z','council_id':null,'origin_session_id':null}");
 
     private static final String PACKET =
             j("{'meta':{'packet_id':'0badcafe','parent_id':null,'time_travel':null,'timestamp':'2026-11-22T10:00:00.250Z',"
-                    + "'confidence':0.9,'risk_level':'MED','retry_count':null,'council_id':null},"
+                    + "'confidence':0.9,'risk_level':'MED','retry_count':null,'council_id':null,'origin_session_id':null},"
                     + "'request_id':'req-1','session_id':'sess-1','target_model':'gpt-4o',"
                     + "'encoding':'o200k_base','mtu':4096,"
                     + "'header':{'identity':'You are Cognition.','persona':'architect',"
@@ -83,7 +83,8 @@ class JsonAvroTest {
             j("{'msg_id':'m-1','parent_id':'m-0','council_id':'default',"
                     + "'timestamp':'2026-11-22T10:00:05Z','sender':'lite','role':'observer','type':'VOTE',"
                     + "'confidence':0.75,'risk_level':'LOW','content':'Agree with the plan.',"
-                    + "'proposal_id':'p-1','vote':'YES','session_id':'sess-1'}");
+                    + "'proposal_id':'p-1','vote':'YES','session_id':'sess-1','time_travel':null,"
+                    + "'origin_session_id':null}");
 
     private static final String DEAD_LETTER =
             j("{'reason':'bad magic byte','error_kind':'DESERIALIZATION',"
@@ -96,7 +97,8 @@ class JsonAvroTest {
     private static final String EVENT =
             j("{'event_id':'e-1','type':'autofix/attempt','severity':'WARN','session_id':'sess-1',"
                     + "'request_id':null,'packet_id':null,'message':'retrying',"
-                    + "'attributes':{'attempt':'2','x/y':'z'},'timestamp':'2026-11-22T10:00:00Z'}");
+                    + "'attributes':{'attempt':'2','x/y':'z'},'timestamp':'2026-11-22T10:00:00Z',"
+                    + "'time_travel':'REPLAY','parent_id':'0badcafe','origin_session_id':'sess-1'}");
 
     private static final String ROLE =
             j("{'council_id':'default','role':'lite','status':'ACTIVE',"
@@ -523,7 +525,7 @@ class JsonAvroTest {
                 "$.sesion_id: unknown field, known fields: [request_id, session_id, user_prompt, "
                         + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
                         + "retry_count, retry_reason, history_until, auto_continue_step, time_travel, timestamp, "
-                        + "council_id]");
+                        + "council_id, origin_session_id]");
         assertError(PACKET.replace(j("'reanchor':null"), j("'reanchor':null,'extra':1")),
                 CognitionPacket.class,
                 "$.header.extra: unknown field, known fields: [identity, persona, task_instruction_key, "
@@ -536,7 +538,7 @@ class JsonAvroTest {
                 "$['a b']: unknown field, known fields: [request_id, session_id, user_prompt, "
                         + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
                         + "retry_count, retry_reason, history_until, auto_continue_step, time_travel, timestamp, "
-                        + "council_id]");
+                        + "council_id, origin_session_id]");
     }
 
     @Test
