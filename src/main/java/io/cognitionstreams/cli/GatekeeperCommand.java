@@ -1,25 +1,15 @@
 package io.cognitionstreams.cli;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-
-import io.cognitionstreams.app.Settings;
-import io.cognitionstreams.app.StreamsSettings;
-import io.cognitionstreams.gatekeeper.GatekeeperTopology;
+import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.schema.GatekeeperDenial;
 import io.cognitionstreams.schema.GatekeeperSession;
+import io.cognitionstreams.topics.Topic;
+import io.cognitionstreams.topics.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,8 +19,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "gatekeeper", mixinStandardHelpOptions = true,
         description = {"Shows a session's gatekeeper state: its active skills against the cognitive-load threshold, "
                 + "its call counts and its recent denials.",
-                "Read from the changelog of the gatekeeper's active-skills store, read_committed, so it needs only "
-                        + "the cluster, not the running app."})
+                "Reads the session's latest record on " + Topics.GATEKEEPER_SESSIONS + " (read_committed), which "
+                        + "the gatekeeper writes with every change: it needs only the cluster, not the running app."})
 final class GatekeeperCommand implements Callable<Integer> {
 
     @Mixin
@@ -42,60 +32,17 @@ final class GatekeeperCommand implements Callable<Integer> {
     @Option(names = "--session", required = true, paramLabel = "ID", description = "Session id.")
     String session;
 
-    @Option(names = "--application-id", defaultValue = Settings.DEFAULT_APPLICATION_ID,
-            description = "The --application-id the app runs with (default: ${DEFAULT-VALUE}).")
-    String applicationId;
-
-    /** Kafka Streams names a store's changelog {@code <application id>-<store>-changelog}. */
-    static String changelog(String applicationId) {
-        return StreamsSettings.applicationId(applicationId, GatekeeperTopology.NAME) + "-"
-                + GatekeeperTopology.ACTIVE_SKILLS_STORE + "-changelog";
-    }
-
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        String topic = changelog(applicationId);
-        byte[] latest;
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                    .map(info -> new TopicPartition(topic, info.partition())).toList();
-            if (partitions.isEmpty()) {
-                err.printf("error: no topic %s: has the gatekeeper of application id %s run on this cluster?%n",
-                        topic, applicationId);
-                return 2;
-            }
-            latest = latestValue(consumer, partitions);
-        }
-        if (latest == null) {
-            out.printf("no gatekeeper state for session %s: it has made no tool call, or it ended (in %s)%n",
-                    session, topic);
-            return 0;
-        }
-        out.print(render(session, cluster.topics().serde(GatekeeperSession.class).deserializer()
-                .deserialize(topic, latest)));
+        Topic<String, GatekeeperSession> topic = cluster.topics().gatekeeperSessions;
+        Optional<GatekeeperSession> state = TopicReader.latestValue(cluster.clientConfig(), topic.name(), session)
+                .map(value -> topic.valueSerde().deserializer().deserialize(topic.name(), value));
+        out.print(state.map(found -> render(session, found)).orElseGet(() -> String.format(
+                "no gatekeeper state for session %s: it has made no tool call, or it ended (in %s)%n", session,
+                topic.name())));
+        out.flush();
         return 0;
-    }
-
-    /**
-     * The session's last value up to the committed end of every partition: null if it has none or was deleted.
-     * Every partition is read because a producer may partition sessions its own way; the topic is compacted.
-     */
-    private byte[] latestValue(KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> partitions) {
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
-        Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-        byte[] key = session.getBytes(StandardCharsets.UTF_8);
-        byte[] latest = null;
-        while (partitions.stream().anyMatch(partition -> consumer.position(partition) < end.get(partition))) {
-            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                if (Arrays.equals(key, record.key())) {
-                    latest = record.value();
-                }
-            }
-        }
-        return latest;
     }
 
     static String render(String session, GatekeeperSession state) {
@@ -120,14 +67,5 @@ final class GatekeeperCommand implements Callable<Integer> {
                     denial.getReason()));
         }
         return text.toString();
-    }
-
-    private KafkaConsumer<byte[], byte[]> consumer() {
-        Properties props = new Properties();
-        props.putAll(cluster.clientConfig());
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 }

@@ -35,6 +35,9 @@ public final class TopicReader {
         props.putAll(clientConfig);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        // A reader must not create what it looks for: a topic made by a metadata request gets the broker's
+        // defaults (not compacted), and the app would then find it wrongly configured.
+        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         return props;
     }
 

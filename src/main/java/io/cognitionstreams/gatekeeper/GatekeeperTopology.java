@@ -1,34 +1,18 @@
 package io.cognitionstreams.gatekeeper;
 
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.kstream.Windowed;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
-import org.apache.kafka.streams.state.WindowStore;
-import org.apache.kafka.streams.state.WindowStoreIterator;
 
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.GatekeeperSession;
-import io.cognitionstreams.schema.SessionControl;
-import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
-import io.cognitionstreams.topology.EventSources;
 import io.cognitionstreams.topology.Outputs;
 
 /**
@@ -44,7 +28,9 @@ import io.cognitionstreams.topology.Outputs;
  *   <li>session.control -> forget a session's active skills (RESET_SKILLS) or the whole session (END_SESSION).</li>
  * </ul>
  * A session's state lives in the changelogged store {@value #ACTIVE_SKILLS_STORE}, so restarts and rebalances keep
- * it. Every denial is also a {@link DriftMetrics metric}.
+ * it, and each change of it is also published on the compacted topic gatekeeper.sessions (a tombstone when the
+ * session ends): the public view `cognition gatekeeper` and monitoring read. Every denial is also a
+ * {@link DriftMetrics metric}.
  */
 public final class GatekeeperTopology {
 
@@ -81,139 +67,25 @@ public final class GatekeeperTopology {
         // partition p owns the sessions of partition p on every topic: no repartition is needed.
         KStream<String, SpecificRecord> decided = builder
                 .stream(topics.toolCalls.name(), topics.toolCalls.consumed())
-                .process(() -> new Decide(sessions, settings), Named.as("decide"), ACTIVE_SKILLS_STORE,
+                .process(() -> new GatekeeperProcessors.Decide(sessions, settings), Named.as("decide"), ACTIVE_SKILLS_STORE,
                         RESULTS_STORE);
         KStream<String, SpecificRecord> results = builder
                 .stream(topics.toolOutcomes.name(), topics.toolOutcomes.consumed())
-                .process(() -> new WarnOnOverload(sessions), Named.as("warn-on-overload"),
+                .process(() -> new GatekeeperProcessors.WarnOnOverload(sessions), Named.as("warn-on-overload"),
                         ACTIVE_SKILLS_STORE, RESULTS_STORE);
+        // Not through the split below: forgetting a session publishes a tombstone, which no type branch takes.
         builder.stream(topics.sessionControl.name(), topics.sessionControl.consumed())
-                .process(() -> new ControlSession(sessions), Named.as("control-session"),
-                        ACTIVE_SKILLS_STORE, RESULTS_STORE);
+                .process(() -> new GatekeeperProcessors.ControlSession(sessions), Named.as("control-session"),
+                        ACTIVE_SKILLS_STORE, RESULTS_STORE)
+                .to(topics.gatekeeperSessions.name(), topics.gatekeeperSessions.produced()
+                        .withName("control-to-" + Topics.GATEKEEPER_SESSIONS));
 
         Outputs.of(decided.merge(results, Named.as("gatekeeper-output")), "out")
                 .to(topics.toolDecisions)
                 .to(topics.channel(Channel.SHELL))
                 .to(topics.toolResults)
                 .to(topics.events)
+                .to(topics.gatekeeperSessions)
                 .end();
-    }
-
-    /** The active-skills and results stores as the sessions' memory. */
-    private static GatekeeperSessions.Memory memory(ProcessorContext<?, ?> context) {
-        KeyValueStore<String, GatekeeperSession> store = context.getStateStore(ACTIVE_SKILLS_STORE);
-        WindowStore<String, ToolResult> results = context.getStateStore(RESULTS_STORE);
-        return new GatekeeperSessions.Memory() {
-            @Override
-            public Optional<ToolResult> result(String session, String callId) {
-                try (WindowStoreIterator<ToolResult> newestFirst = results.backwardFetch(resultKey(session, callId),
-                        0L, Long.MAX_VALUE)) {
-                    return newestFirst.hasNext() ? Optional.of(newestFirst.next().value) : Optional.empty();
-                }
-            }
-
-            @Override
-            public void result(ToolResult result) {
-                results.put(resultKey(result.getSessionId(), result.getCallId()), result,
-                        context.currentStreamTimeMs());
-            }
-
-            @Override
-            public Optional<GatekeeperSession> session(String session) {
-                return Optional.ofNullable(store.get(session));
-            }
-
-            @Override
-            public void session(String session, GatekeeperSession state) {
-                store.put(session, state);
-            }
-
-            @Override
-            public void forget(String session) {
-                store.delete(session);
-                List<Windowed<String>> recorded = new ArrayList<>();
-                // '0' follows '/': the range is the keys that start with "<session>/".
-                try (KeyValueIterator<Windowed<String>, ToolResult> range = results.fetch(resultKey(session, ""),
-                        session + "0", 0L, Long.MAX_VALUE)) {
-                    range.forEachRemaining(entry -> recorded.add(entry.key));
-                }
-                recorded.forEach(entry -> results.put(entry.key(), null, entry.window().start()));
-            }
-        };
-    }
-
-    private static final class Decide implements Processor<String, ToolCall, String, SpecificRecord> {
-        private final GatekeeperSessions sessions;
-        private final GatekeeperSettings settings;
-        private ProcessorContext<String, SpecificRecord> context;
-        private GatekeeperSessions.Memory memory;
-        private Gatekeeper gatekeeper;
-        private DriftMetrics drift;
-
-        Decide(GatekeeperSessions sessions, GatekeeperSettings settings) {
-            this.sessions = sessions;
-            this.settings = settings;
-        }
-
-        @Override
-        public void init(ProcessorContext<String, SpecificRecord> context) {
-            this.context = context;
-            memory = memory(context);
-            gatekeeper = new Gatekeeper(new SkillRegistryStore(context.getStateStore(SKILLS_STORE)),
-                    settings.rootCaller());
-            drift = new DriftMetrics(context.metrics());
-        }
-
-        @Override
-        public void process(Record<String, ToolCall> record) {
-            GatekeeperSessions.Decided decided = sessions.decide(memory, gatekeeper, record.key(), record.value(),
-                    Instant.ofEpochMilli(record.timestamp()), EventSources.of(context));
-            decided.denied().ifPresent(call -> drift.recordDenial(call.getSkill(), call.getTool()));
-            decided.records().forEach(out -> context.forward(record.withKey(out.key()).withValue(out.value())));
-        }
-    }
-
-    private static final class WarnOnOverload implements Processor<String, ToolResult, String, SpecificRecord> {
-        private final GatekeeperSessions sessions;
-        private ProcessorContext<String, SpecificRecord> context;
-        private GatekeeperSessions.Memory memory;
-
-        WarnOnOverload(GatekeeperSessions sessions) {
-            this.sessions = sessions;
-        }
-
-        @Override
-        public void init(ProcessorContext<String, SpecificRecord> context) {
-            this.context = context;
-            memory = memory(context);
-        }
-
-        @Override
-        public void process(Record<String, ToolResult> record) {
-            context.forward(record.withValue(sessions.annotate(memory, record.key(), record.value())));
-        }
-    }
-
-    private static final class ControlSession implements Processor<String, SessionControl, Void, Void> {
-        private final GatekeeperSessions sessions;
-        private GatekeeperSessions.Memory memory;
-
-        ControlSession(GatekeeperSessions sessions) {
-            this.sessions = sessions;
-        }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            memory = memory(context);
-        }
-
-        @Override
-        public void process(Record<String, SessionControl> record) {
-            sessions.control(memory, record.key(), record.value(), Instant.ofEpochMilli(record.timestamp()));
-        }
-    }
-
-    private static String resultKey(String session, String callId) {
-        return session + "/" + callId;
     }
 }

@@ -18,6 +18,7 @@ import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilState;
 import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.GatekeeperSession;
 import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
@@ -61,6 +62,7 @@ public final class Topics {
     public static final String COUNCIL_DECISIONS = "council.decisions";
     public static final String COUNCIL_ROLES = "council.roles";
     public static final String COUNCIL_STATE = "council.state";
+    public static final String GATEKEEPER_SESSIONS = "gatekeeper.sessions";
     public static final String COGNITION_CHECKPOINTS = "cognition.checkpoints";
     public static final String COGNITION_SKILLS = "cognition.skills";
     public static final String COGNITION_IDENTITY = "cognition.identity";
@@ -107,6 +109,7 @@ public final class Topics {
     public final Topic<String, CouncilDecision> councilDecisions;
     public final Topic<String, RoleStatus> councilRoles;
     public final Topic<String, CouncilState> councilState;
+    public final Topic<String, GatekeeperSession> gatekeeperSessions;
     public final Topic<String, Checkpoint> checkpoints;
     public final Topic<String, Skill> skills;
     public final Topic<String, Identity> identity;
@@ -154,6 +157,10 @@ public final class Topics {
                 "executor -> executor (at-most-once ledger: STARTED before a side effect, FINISHED with its result)");
         tools = add(COGNITION_TOOLS, ToolDescriptor.class, COMPACTED, "name",
                 "executors (what their MCP servers list) -> assembly (the tools index layer)");
+        gatekeeperSessions = add(GATEKEEPER_SESSIONS, GatekeeperSession.class, COMPACTED,
+                new TopicKey<>("session id (the value does not repeat it)", state -> null),
+                "gatekeeper (each change of a session's state; a tombstone when it ends) -> `cognition gatekeeper`, "
+                        + "monitoring");
         sessionControl = add(SESSION_CONTROL, SessionControl.class, Map.of(), SESSION,
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
         sessionImports = add(SESSION_IMPORTS, HistoryImport.class, Map.of(), SESSION,

@@ -39,8 +39,9 @@ class ProduceTombstoneIT {
                 "--bootstrap-servers", bootstrap);
         assertThat(uncompacted.exitCode()).isEqualTo(2);
         assertThat(uncompacted.err()).contains("cognition.requests is not a compacted topic, so a tombstone would "
-                + "delete nothing; the compacted ones are [tool.ledger, cognition.tools, council.state, cognition.checkpoints, "
-                + "cognition.skills, cognition.identity, cognition.personas, cognition.memory]");
+                + "delete nothing; the compacted ones are [tool.ledger, cognition.tools, gatekeeper.sessions, "
+                + "council.state, cognition.checkpoints, cognition.skills, cognition.identity, cognition.personas, "
+                + "cognition.memory]");
 
         Cli missing = Cli.run("produce", "--topic", Topics.COGNITION_MEMORY, "--tombstone", "b1",
                 "--bootstrap-servers", bootstrap);

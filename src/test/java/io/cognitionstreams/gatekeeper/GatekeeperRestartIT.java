@@ -94,13 +94,13 @@ class GatekeeperRestartIT {
         try {
             assertThat(resultOf(bootstrap, session, "r2").getText()).as("restored from the changelog")
                     .startsWith("ok\n\n[COGNITIVE LOAD WARNING] 2 skills are active in this session (limit 1).");
-            assertThat(gatekeeperView(bootstrap, applicationId, session))
+            assertThat(gatekeeperView(bootstrap, session))
                     .contains("active skills: 2 of 1: overloaded", git + ", " + writer,
                             "calls: 2 approved (0 privileged), 0 denied");
 
             Kafka.send(bootstrap, topics.sessionControl, session, SessionControl.newBuilder().setSessionId(session)
                     .setAction(SessionAction.RESET_SKILLS).setTimestamp(Instant.now()).build());
-            awaitView(bootstrap, applicationId, session, "active skills: 0 of 1");
+            awaitView(bootstrap, session, "active skills: 0 of 1");
             ToolResult calm = resultOf(bootstrap, session, "r3");
             assertThat(calm.getText()).isEqualTo("ok");
             assertThat(calm.getCognitiveLoadWarning()).isNull();
@@ -128,20 +128,19 @@ class GatekeeperRestartIT {
                 seen -> !seen.isEmpty(), TIMEOUT).get(0);
     }
 
-    private static void awaitView(String bootstrap, String applicationId, String session, String expected)
+    private static void awaitView(String bootstrap, String session, String expected)
             throws InterruptedException {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        String view = gatekeeperView(bootstrap, applicationId, session);
+        String view = gatekeeperView(bootstrap, session);
         while (!view.contains(expected) && System.nanoTime() < deadline) {
             Thread.sleep(200);
-            view = gatekeeperView(bootstrap, applicationId, session);
+            view = gatekeeperView(bootstrap, session);
         }
         assertThat(view).contains(expected);
     }
 
-    private static String gatekeeperView(String bootstrap, String applicationId, String session) {
-        Cli view = Cli.run("gatekeeper", "--session", session, "--bootstrap-servers", bootstrap,
-                "--application-id", applicationId);
+    private static String gatekeeperView(String bootstrap, String session) {
+        Cli view = Cli.run("gatekeeper", "--session", session, "--bootstrap-servers", bootstrap);
         assertThat(view.exitCode()).as(view.err()).isZero();
         return view.out();
     }

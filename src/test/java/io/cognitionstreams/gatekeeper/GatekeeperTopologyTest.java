@@ -80,6 +80,7 @@ class GatekeeperTopologyTest {
     private TestOutputTopic<String, ToolResult> results;
     private TestOutputTopic<String, PipelineEvent> events;
     private TestOutputTopic<String, DeadLetter> deadLetters;
+    private TestOutputTopic<String, GatekeeperSession> published;
     private int callCount;
 
     @BeforeEach
@@ -97,6 +98,7 @@ class GatekeeperTopologyTest {
         results = TopicDriver.output(driver, topics.toolResults);
         events = TopicDriver.output(driver, topics.events);
         deadLetters = TopicDriver.output(driver, topics.deadLetters);
+        published = TopicDriver.output(driver, topics.gatekeeperSessions);
         load(skill("git", "git:*", "filesystem:read"));
         load(skill("writer", "filesystem:read", "filesystem:write"));
         load(skill("researcher", "web.search", "filesystem.read"));
@@ -509,6 +511,20 @@ class GatekeeperTopologyTest {
         assertThat(state.getApprovedCalls()).isEqualTo(3);
         ToolResult calm = result("s1").setText("ok").build();
         assertThat(annotate(calm)).isEqualTo(calm);
+    }
+
+    @Test
+    void everyChangeOfASessionIsPublishedForCognitionGatekeeperAndItsEndIsATombstone() {
+        overload("s1");
+        control.pipeInput("s1", control("s1", SessionAction.RESET_SKILLS));
+        control.pipeInput("s1", control("s1", SessionAction.END_SESSION));
+
+        List<TestRecord<String, GatekeeperSession>> changes = published.readRecordsToList();
+        assertThat(changes).extracting(TestRecord::key).containsOnly("s1");
+        assertThat(changes.get(changes.size() - 3).value()).as("what the store held before the reset")
+                .isNotNull().satisfies(state -> assertThat(state.getActiveSkills()).isNotEmpty());
+        assertThat(changes.get(changes.size() - 2).value().getActiveSkills()).as("after the reset").isEmpty();
+        assertThat(changes.get(changes.size() - 1).value()).as("the session ended").isNull();
     }
 
     @Test
