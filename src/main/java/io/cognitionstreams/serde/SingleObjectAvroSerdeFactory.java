@@ -20,7 +20,8 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * Registry-less default: Avro single-object encoding (header C3 01, then the schema's 8-byte fingerprint, then the
  * binary body). The fingerprint lets a reader pick the writer's schema from the {@link SchemaStore}, so a record
- * written with an older schema version still decodes after the app's schema has evolved compatibly.
+ * written with an older schema version still decodes after the app's schema has evolved compatibly: the store
+ * knows every schema a released version wrote with ({@link SchemaHistory}).
  */
 public final class SingleObjectAvroSerdeFactory implements AvroSerdeFactory {
 
@@ -28,6 +29,7 @@ public final class SingleObjectAvroSerdeFactory implements AvroSerdeFactory {
 
     public SingleObjectAvroSerdeFactory() {
         TrustedPackages.allowGeneratedClasses();
+        SchemaHistory.schemas().forEach(knownSchemas::addSchema);
     }
 
     /** Registers an older writer schema so records written with it still decode. */
