@@ -125,7 +125,8 @@ public final class Pipeline {
                 GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor(),
                         parts.signer()), Set.of()));
         capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
-                CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor()), Set.of()));
+                CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor(),
+                        parts.signer().key()), Set.of()));
         capabilities.put(TimeTravelTopology.NAME, new Capability((builder, topics) ->
                 TimeTravelTopology.build(builder, topics, new StageContracts(parts.assembler().instructions()),
                         AutoFixPolicy.defaults()),
