@@ -43,6 +43,7 @@ import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.serde.AvroSerdes;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
@@ -159,7 +160,7 @@ public final class CognitionRuntime implements AutoCloseable {
         Publisher.publish(client, topics.tools, descriptors);
         List<PublicKey> trusted = new ArrayList<>();
         trusted.add(signer.publicKey());
-        tools.trustedKeys().forEach(file -> trusted.add(DecisionSignatures.readPublicKey(file)));
+        tools.trustedKeys().forEach(file -> trusted.add(Ed25519.readPublicKey(file)));
         ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + "-executor", topics,
                 new ToolExecution(servers, shell, tools.callTimeout()),
                 new DecisionSignatures.Verifier(trusted), tools.threads(), 100);

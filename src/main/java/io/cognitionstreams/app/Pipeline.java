@@ -33,6 +33,7 @@ import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.routing.DestinationMatrix;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.routing.RoutingTopology;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.timetravel.AutoFixPolicy;
 import io.cognitionstreams.timetravel.StageContracts;
 import io.cognitionstreams.timetravel.TimeTravelTopology;
@@ -82,8 +83,8 @@ public final class Pipeline {
                 ExecutorSettings tools = settings.executor();
                 return with(chain.deadline(settings.compression().deadline()).build(),
                         new OutputRouter(matrix, redactor, routing.limits()), settings.gatekeeper(),
-                        settings.council(), new DecisionSignatures.Signer(DecisionSignatures.loadOrCreate(
-                                tools.signingKeyFile(settings.stateDir()))), tools.autoContinueSteps());
+                        settings.council(), new DecisionSignatures.Signer(new Ed25519.Key(Ed25519.loadOrCreate(
+                                tools.signingKeyFile(settings.stateDir())))), tools.autoContinueSteps());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot read the redaction config "
                         + routing.redactionConfig().get(), e);
@@ -124,7 +125,8 @@ public final class Pipeline {
                 GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor(),
                         parts.signer()), Set.of()));
         capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
-                CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor()), Set.of()));
+                CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor(),
+                        parts.signer().key()), Set.of()));
         capabilities.put(TimeTravelTopology.NAME, new Capability((builder, topics) ->
                 TimeTravelTopology.build(builder, topics, new StageContracts(parts.assembler().instructions()),
                         AutoFixPolicy.defaults()),

@@ -27,6 +27,7 @@ import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.cognitionstreams.gatekeeper.CognitiveLoad;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.routing.RoutingLimits;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -191,6 +192,19 @@ final class RunCommand implements Callable<Integer> {
                     + "would move the council's clock past every other role's heartbeat (default: ${DEFAULT-VALUE}).")
     Duration councilMaxClockSkew;
 
+    @Option(names = "--council-signatures", defaultValue = "off", paramLabel = "off|required",
+            converter = RunCommand.SignaturesConverter.class,
+            description = "required: every council message must be signed by its sender's Ed25519 key (a role's on "
+                    + "council.keys, the app's own senders' with --signing-key); unsigned, forged, wrongly keyed, "
+                    + "replayed or stale ones are dead-lettered (default: ${DEFAULT-VALUE}).")
+    CouncilSettings.Signatures councilSignatures;
+
+    @Option(names = "--council-max-message-age", defaultValue = "5m",
+            description = "With --council-signatures required, a council message stamped further behind this "
+                    + "machine's clock is dead-lettered, and msg_ids are remembered this long against replays "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration councilMaxMessageAge;
+
     @Option(names = "--rewind-to-time", paramLabel = "ISO-8601",
             description = "Before anything starts consuming, move each --rewind-group's committed offsets to the "
                     + "first record at or after this time, as `cognition rewind` does. The way to rewind the app's "
@@ -230,7 +244,8 @@ final class RunCommand implements Callable<Integer> {
                 cognitiveLoadThreshold, recordedResultsRetention);
         RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
-                councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew);
+                councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures,
+                councilMaxMessageAge);
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
@@ -318,6 +333,18 @@ final class RunCommand implements Callable<Integer> {
                 }
             }
             return 0;
+        }
+    }
+
+    /** {@code off} or {@code required}, as the docs write them. */
+    static final class SignaturesConverter implements CommandLine.ITypeConverter<CouncilSettings.Signatures> {
+        @Override
+        public CouncilSettings.Signatures convert(String value) {
+            return switch (value) {
+                case "off" -> CouncilSettings.Signatures.OFF;
+                case "required" -> CouncilSettings.Signatures.REQUIRED;
+                default -> throw new CommandLine.TypeConversionException("'" + value + "' is not off or required");
+            };
         }
     }
 }

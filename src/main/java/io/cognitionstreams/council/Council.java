@@ -1,5 +1,6 @@
 package io.cognitionstreams.council;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,6 +28,7 @@ import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoleState;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
@@ -65,6 +67,7 @@ public final class Council {
     private final CouncilSettings settings;
     private final Redactor redactor;
     private final OutputLimits limits;
+    private final Ed25519.Key appKey;
     private final RoleLiveness liveness;
     private final ProposalTally tally;
 
@@ -72,9 +75,12 @@ public final class Council {
      * @param redactor scrubs what the council shows on channel.council_chat: an escalation quotes messages that can
      *                 carry anything a model or a person wrote
      * @param limits   the timestamps the brokers take on the council's topics
+     * @param appKey   the app's key: it signs the council's ticks and escalations, and with signatures required it
+     *                 is the only key the app's own senders may sign with
      */
-    public Council(CouncilSettings settings, Redactor redactor, OutputLimits limits) {
+    public Council(CouncilSettings settings, Redactor redactor, OutputLimits limits, Ed25519.Key appKey) {
         this.settings = settings;
+        this.appKey = appKey;
         this.redactor = redactor;
         this.limits = limits;
         this.liveness = new RoleLiveness(settings.heartbeatTimeout());
@@ -96,7 +102,39 @@ public final class Council {
                                 + reason);
                     });
         }
+        if (settings.signatures() == CouncilSettings.Signatures.REQUIRED) {
+            requireAuthentic(memory, message, now);
+        }
         return handle(memory, message);
+    }
+
+    /**
+     * Signed by the key its sender must sign with, not older than the replay window, and not taken in before: a
+     * stranger can neither speak for a role nor send a role's own message again. The msg_id is remembered here.
+     */
+    private void requireAuthentic(CouncilMemory memory, CouncilMessage message, Instant now) {
+        String sender = message.getSender();
+        CouncilSignatures.problem(message, appKey.publicKey(),
+                        CouncilSettings.isReserved(sender) ? Optional.empty() : memory.roleKey(sender))
+                .ifPresent(problem -> {
+                    throw new InvalidRecordException(problem);
+                });
+        Instant oldest = now.minus(settings.maxMessageAge());
+        if (message.getTimestamp().isBefore(oldest)) {
+            throw new InvalidRecordException("timestamp " + message.getTimestamp() + " is "
+                    + Duration.between(message.getTimestamp(), now) + " behind the clock (" + now + "), more than "
+                    + "the " + settings.maxMessageAge() + " allowed (--council-max-message-age): a signed message "
+                    + "is accepted only while its msg_id is remembered, so an old one may be a replay");
+        }
+        String council = message.getCouncilId();
+        Optional<Long> before = memory.seen(council, message.getMsgId())
+                .filter(at -> !Instant.ofEpochMilli(at).isBefore(oldest));
+        if (before.isPresent()) {
+            throw new InvalidRecordException("msg_id " + message.getMsgId() + " was already taken in by council "
+                    + council + " (a message stamped " + Instant.ofEpochMilli(before.get()) + "): a replay, or a "
+                    + "sender reusing an id; every message needs a new msg_id");
+        }
+        memory.seen(council, message.getMsgId(), message.getTimestamp().toEpochMilli());
     }
 
     private Result handle(CouncilMemory memory, CouncilMessage message) {
@@ -151,7 +189,7 @@ public final class Council {
                 .setType(CouncilMessageType.HEARTBEAT)
                 .setRiskLevel(RiskLevel.LOW)
                 .build();
-        return Optional.of(new Output(council, tick, wallClock));
+        return Optional.of(new Output(council, signed(tick), wallClock));
     }
 
     /** Moves the council's clock to {@code to}, first firing every deadline it passes, earliest first. */
@@ -325,8 +363,14 @@ public final class Council {
     }
 
     private void escalate(CouncilMessage escalation, List<Output> out) {
-        out.add(new Output(escalation.getCouncilId(), escalation, escalation.getTimestamp()));
+        out.add(new Output(escalation.getCouncilId(), signed(escalation), escalation.getTimestamp()));
         show(escalation, out);
+    }
+
+    /** Signed with the app's key when signatures are required; as it is otherwise, so nothing changes then. */
+    private CouncilMessage signed(CouncilMessage message) {
+        return settings.signatures() == CouncilSettings.Signatures.REQUIRED
+                ? CouncilSignatures.sign(message, appKey) : message;
     }
 
     private void show(CouncilMessage escalation, List<Output> out) {

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 
 import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.RoleStatus;
@@ -48,4 +49,13 @@ public interface CouncilMemory {
     void hold(CouncilMessage vote);
 
     void release(CouncilMessage vote);
+
+    /** The role's public key on council.keys, when it has one. */
+    Optional<CouncilKey> roleKey(String role);
+
+    /** The timestamp of the message already taken in with this msg_id, within the replay window. */
+    Optional<Long> seen(String council, String msgId);
+
+    /** Remembers a msg_id taken in, so that a replay of it is refused. */
+    void seen(String council, String msgId, long timestamp);
 }

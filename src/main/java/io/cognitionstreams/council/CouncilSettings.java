@@ -21,9 +21,22 @@ import java.util.regex.Pattern;
  *                         time out every other role (docs/council.md, "Time"): such a message is dead-lettered.
  *                         30 s by default: a clock that far ahead moves the council's no further than one
  *                         heartbeat interval, which the 90 s timeout absorbs
+ * @param signatures       whether every message must be signed by its sender's key (docs/council.md, "Signatures")
+ * @param maxMessageAge    with signatures required, how far behind the wall clock a message's timestamp may be; a
+ *                         msg_id is remembered this long, so a replay is refused either as a msg_id seen before or
+ *                         as too old
  */
 public record CouncilSettings(List<String> roles, String prime, int quorum, Duration heartbeatTimeout,
-                              Duration proposalTtl, Duration tick, Duration maxClockSkew) {
+                              Duration proposalTtl, Duration tick, Duration maxClockSkew, Signatures signatures,
+                              Duration maxMessageAge) {
+
+    /** {@code run --council-signatures}. */
+    public enum Signatures {
+        /** Senders are taken at their word: the demo, and councils ACLs alone protect. */
+        OFF,
+        /** Unsigned, forged, wrongly keyed, replayed or stale messages are dead-lettered. */
+        REQUIRED
+    }
 
     /** Seed 003 section 8.3: any 2 distinct roles. Fewer active roles cannot decide anything. */
     public static final int MIN_QUORUM = 2;
@@ -45,8 +58,7 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
                 throw new IllegalArgumentException("council role '" + role + "' is not lower-case letters, digits, "
                         + "'_' or '-'");
             }
-            if (role.equals(COUNCIL_SENDER) || role.equals(ROUTER_SENDER) || role.equals(AUTOFIX_SENDER)
-                    || role.equals(ASSEMBLY_SENDER)) {
+            if (isReserved(role)) {
                 throw new IllegalArgumentException("'" + role + "' is a reserved sender, not a council role");
             }
         }
@@ -66,9 +78,28 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
             throw new IllegalArgumentException("tick " + tick + " is negative");
         }
         requirePositive("maximum clock skew", maxClockSkew);
+        requirePositive("maximum message age", maxMessageAge);
+    }
+
+    /** Signatures off, messages at most {@link #DEFAULT_MAX_MESSAGE_AGE} old when they are turned on. */
+    public CouncilSettings(List<String> roles, String prime, int quorum, Duration heartbeatTimeout,
+                           Duration proposalTtl, Duration tick, Duration maxClockSkew) {
+        this(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick, maxClockSkew, Signatures.OFF,
+                DEFAULT_MAX_MESSAGE_AGE);
+    }
+
+    /** Whether {@code sender} is one of the app's own senders, which sign with the app's key. */
+    public static boolean isReserved(String sender) {
+        return sender.equals(COUNCIL_SENDER) || sender.equals(ROUTER_SENDER) || sender.equals(AUTOFIX_SENDER)
+                || sender.equals(ASSEMBLY_SENDER);
     }
 
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(30);
+    /**
+     * 5 minutes: longer than a role's heartbeat interval and the pipeline's delay before routing escalates, short
+     * enough that the msg_ids remembered against replays stay few.
+     */
+    public static final Duration DEFAULT_MAX_MESSAGE_AGE = Duration.ofMinutes(5);
 
     /**
      * Prime, Lite and CodeMind; 90 s heartbeat timeout, proposals open 5 minutes, wall clock checked every 5 s,
@@ -80,11 +111,18 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
     }
 
     public CouncilSettings withTimes(Duration heartbeatTimeout, Duration proposalTtl, Duration tick) {
-        return new CouncilSettings(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick, maxClockSkew);
+        return new CouncilSettings(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick, maxClockSkew,
+                signatures, maxMessageAge);
     }
 
     public CouncilSettings withMaxClockSkew(Duration skew) {
-        return new CouncilSettings(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick, skew);
+        return new CouncilSettings(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick, skew, signatures,
+                maxMessageAge);
+    }
+
+    public CouncilSettings withSignatures(Signatures required, Duration maxAge) {
+        return new CouncilSettings(roles, prime, quorum, heartbeatTimeout, proposalTtl, tick, maxClockSkew, required,
+                maxAge);
     }
 
     private static void requirePositive(String name, Duration value) {

@@ -8,8 +8,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.RoleStatus;
@@ -23,11 +25,16 @@ final class CouncilStore implements CouncilMemory {
     private final KeyValueStore<String, ProposalState> proposals;
     private final KeyValueStore<String, CouncilMessage> pendingVotes;
     private final KeyValueStore<String, CouncilDecision> decided;
+    private final KeyValueStore<String, Long> seen;
+    private final ReadOnlyKeyValueStore<String, CouncilKey> keys;
 
     CouncilStore(KeyValueStore<String, Long> clocks, KeyValueStore<String, RoleStatus> roles,
                 KeyValueStore<String, ProposalState> proposals,
                 KeyValueStore<String, CouncilMessage> pendingVotes,
-                KeyValueStore<String, CouncilDecision> decided) {
+                KeyValueStore<String, CouncilDecision> decided, KeyValueStore<String, Long> seen,
+                ReadOnlyKeyValueStore<String, CouncilKey> keys) {
+        this.seen = seen;
+        this.keys = keys;
         this.clocks = clocks;
         this.roles = roles;
         this.proposals = proposals;
@@ -114,6 +121,34 @@ final class CouncilStore implements CouncilMemory {
     @Override
     public void release(CouncilMessage vote) {
         pendingVotes.delete(voteKey(vote.getCouncilId(), vote.getProposalId(), vote.getSender()));
+    }
+
+    @Override
+    public Optional<CouncilKey> roleKey(String role) {
+        return Optional.ofNullable(keys.get(role));
+    }
+
+    @Override
+    public Optional<Long> seen(String council, String msgId) {
+        return Optional.ofNullable(seen.get(key(council, msgId)));
+    }
+
+    @Override
+    public void seen(String council, String msgId, long timestamp) {
+        seen.put(key(council, msgId), timestamp);
+    }
+
+    /** Forgets the msg_ids of messages stamped before {@code oldest}: the age check refuses their replays. */
+    void forgetSeenBefore(long oldest) {
+        List<String> old = new ArrayList<>();
+        try (KeyValueIterator<String, Long> entries = seen.all()) {
+            entries.forEachRemaining(entry -> {
+                if (entry.value < oldest) {
+                    old.add(entry.key);
+                }
+            });
+        }
+        old.forEach(seen::delete);
     }
 
     private static <V> List<V> all(KeyValueStore<String, V> store, String council) {

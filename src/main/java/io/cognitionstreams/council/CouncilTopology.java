@@ -20,13 +20,16 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.governance.CouncilKeys;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.RoleStatus;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.GlobalMirror;
 import io.cognitionstreams.topology.Outputs;
 
 /**
@@ -44,24 +47,36 @@ public final class CouncilTopology {
     public static final String PROPOSALS_STORE = "proposals";
     public static final String PENDING_VOTES_STORE = "pending-votes";
     public static final String DECIDED_STORE = "decided";
+    public static final String SEEN_STORE = "seen";
+    /** A global store: every task checks signatures against every role's key. */
+    public static final String KEYS_STORE = "council-keys";
 
     private CouncilTopology() {
     }
 
-    /** @param redactor scrubs what the council shows on channel.council_chat */
-    public static void build(StreamsBuilder builder, Topics topics, CouncilSettings settings, Redactor redactor) {
+    /**
+     * @param redactor scrubs what the council shows on channel.council_chat
+     * @param appKey   signs the council's ticks and escalations, and is the key the app's own senders sign with
+     *                 (used only with signatures required)
+     */
+    public static void build(StreamsBuilder builder, Topics topics, CouncilSettings settings, Redactor redactor,
+                             Ed25519.Key appKey) {
         // Persistent and changelogged: a restart or a rebalance restores the council where it was.
         addStore(builder, CLOCK_STORE, Serdes.Long());
         addStore(builder, ROLES_STORE, topics.serde(RoleStatus.class));
         addStore(builder, PROPOSALS_STORE, topics.serde(ProposalState.class));
         addStore(builder, PENDING_VOTES_STORE, topics.councilMessages.valueSerde());
         addStore(builder, DECIDED_STORE, topics.serde(CouncilDecision.class));
+        addStore(builder, SEEN_STORE, Serdes.Long());
+        // The roles' public keys: a bad record is skipped here and dead-lettered by governance, never a stop.
+        GlobalMirror.add(builder, topics.councilKeys, KEYS_STORE, CouncilKeys::refuse);
 
         // Keyed by council id, so one task owns each council: its votes meet its proposals without a repartition.
         Outputs.of(builder.stream(topics.councilMessages.name(), topics.councilMessages.consumed())
-                        .process(() -> new Deliberate(settings, new Council(settings, redactor, topics.limits())),
+                        .process(() -> new Deliberate(settings, new Council(settings, redactor, topics.limits(),
+                                        appKey)),
                                 Named.as("deliberate"), CLOCK_STORE, ROLES_STORE, PROPOSALS_STORE,
-                                PENDING_VOTES_STORE, DECIDED_STORE), "council")
+                                PENDING_VOTES_STORE, DECIDED_STORE, SEEN_STORE), "council")
                 .to(topics.councilRoles)
                 .to(topics.councilDecisions)
                 .to(topics.councilMessages)
@@ -103,7 +118,8 @@ public final class CouncilTopology {
             clocks = context.getStateStore(CLOCK_STORE);
             memory = new CouncilStore(clocks, context.getStateStore(ROLES_STORE),
                     context.getStateStore(PROPOSALS_STORE), context.getStateStore(PENDING_VOTES_STORE),
-                    context.getStateStore(DECIDED_STORE));
+                    context.getStateStore(DECIDED_STORE), context.getStateStore(SEEN_STORE),
+                    context.getStateStore(KEYS_STORE));
             // After a restart a change may have committed without its state: publish every council's once.
             try (KeyValueIterator<String, Long> councils = clocks.all()) {
                 councils.forEachRemaining(entry -> changed.add(entry.key));
@@ -136,6 +152,7 @@ public final class CouncilTopology {
                         .ifPresent(ticks::add));
             }
             ticks.forEach(this::forward);
+            memory.forgetSeenBefore(wallClock - settings.maxMessageAge().toMillis());
             publishChanged(wallClock);
         }
 

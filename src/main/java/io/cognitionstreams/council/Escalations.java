@@ -6,13 +6,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.topics.Channel;
 
 /**
  * Escalation triggers of seed 003 section 8.4, and what an escalation looks like. The council raises an ESCALATION

@@ -60,6 +60,8 @@ public final class GovernanceTopology {
         // Memories change with every THOUGHT_SEED, tools with every executor start: guarded, not audited.
         GlobalMirror.guard(builder, topics.memory, MemoryEntries::refuse);
         GlobalMirror.guard(builder, topics.tools, ToolDescriptors::refuse);
+        // The council mirrors its roles' keys; a bad one is dead-lettered here.
+        GlobalMirror.guard(builder, topics.councilKeys, CouncilKeys::refuse);
     }
 
     private static <V> KStream<String, PipelineEvent> audit(StreamsBuilder builder, Topic<String, V> topic,

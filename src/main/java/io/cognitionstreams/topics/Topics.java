@@ -15,6 +15,7 @@ import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilState;
 import io.cognitionstreams.schema.DeadLetter;
@@ -62,6 +63,7 @@ public final class Topics {
     public static final String COUNCIL_DECISIONS = "council.decisions";
     public static final String COUNCIL_ROLES = "council.roles";
     public static final String COUNCIL_STATE = "council.state";
+    public static final String COUNCIL_KEYS = "council.keys";
     public static final String GATEKEEPER_SESSIONS = "gatekeeper.sessions";
     public static final String COGNITION_CHECKPOINTS = "cognition.checkpoints";
     public static final String COGNITION_SKILLS = "cognition.skills";
@@ -109,6 +111,7 @@ public final class Topics {
     public final Topic<String, CouncilDecision> councilDecisions;
     public final Topic<String, RoleStatus> councilRoles;
     public final Topic<String, CouncilState> councilState;
+    public final Topic<String, CouncilKey> councilKeys;
     public final Topic<String, GatekeeperSession> gatekeeperSessions;
     public final Topic<String, Checkpoint> checkpoints;
     public final Topic<String, Skill> skills;
@@ -175,6 +178,9 @@ public final class Topics {
         councilState = add(COUNCIL_STATE, CouncilState.class, COMPACTED, COUNCIL,
                 "council (each council's roles, open proposals and held votes, once a tick) -> `cognition council`, "
                         + "monitoring");
+        councilKeys = add(COUNCIL_KEYS, CouncilKey.class, COMPACTED, "role",
+                "`cognition council keygen --publish` (governance only) -> council (global store: the role keys "
+                        + "signatures are checked with)");
         checkpoints = add(COGNITION_CHECKPOINTS, Checkpoint.class, COMPACTED,
                 new TopicKey<>("session_id/sequence (sequence as 10 digits)",
                         checkpoint -> checkpointKey(checkpoint.getSessionId(), checkpoint.getSequence())),

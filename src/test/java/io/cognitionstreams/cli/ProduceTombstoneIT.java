@@ -40,7 +40,7 @@ class ProduceTombstoneIT {
         assertThat(uncompacted.exitCode()).isEqualTo(2);
         assertThat(uncompacted.err()).contains("cognition.requests is not a compacted topic, so a tombstone would "
                 + "delete nothing; the compacted ones are [tool.ledger, cognition.tools, gatekeeper.sessions, "
-                + "council.state, cognition.checkpoints, cognition.skills, cognition.identity, cognition.personas, "
+                + "council.state, council.keys, cognition.checkpoints, cognition.skills, cognition.identity, cognition.personas, "
                 + "cognition.memory]");
 
         Cli missing = Cli.run("produce", "--topic", Topics.COGNITION_MEMORY, "--tombstone", "b1",

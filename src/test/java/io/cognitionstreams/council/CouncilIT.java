@@ -35,7 +35,6 @@ import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.app.StreamsSettings;
 import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
-import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
@@ -48,9 +47,11 @@ import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.Vote;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.SharedBroker;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -161,7 +162,7 @@ class CouncilIT {
     private KafkaStreams start(Settings settings) throws InterruptedException {
         Properties props = StreamsSettings.of(settings, CouncilTopology.NAME, Set.of());
         StreamsBuilder builder = new StreamsBuilder();
-        CouncilTopology.build(builder, topics, settings.council(), Redactor.defaults());
+        CouncilTopology.build(builder, topics, settings.council(), Redactor.defaults(), Ed25519.Key.generated());
         KafkaStreams app = new KafkaStreams(builder.build(props), props);
         app.start();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();

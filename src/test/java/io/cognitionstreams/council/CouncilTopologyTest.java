@@ -24,7 +24,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
@@ -40,9 +39,11 @@ import io.cognitionstreams.schema.RoleState;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.Vote;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -528,7 +529,7 @@ class CouncilTopologyTest {
 
     private Outputs startChecked(CouncilSettings settings) {
         StreamsBuilder builder = new StreamsBuilder();
-        CouncilTopology.build(builder, topics, settings, Redactor.defaults());
+        CouncilTopology.build(builder, topics, settings, Redactor.defaults(), Ed25519.Key.generated());
         TopologyTestDriver driver = Drivers.driver(builder.build(), stateDir.resolve("d" + drivers.size()),
                 Records.T0);
         drivers.add(driver);

@@ -42,7 +42,7 @@ class ArchitectureTest {
 
     static {
         FLOORS.put("ground", List.of("schema", "serde", "topics", "events", "clients", "telemetry", "tokens",
-                "embeddings", "broker", "prompt"));
+                "embeddings", "broker", "prompt", "signing"));
         FLOORS.put("plumbing", List.of("deadletter", "topology", "worker"));
         FLOORS.put("shared rules", List.of("skills", "redaction", "governance"));
         FLOORS.put("capabilities", List.of("assembly", "routing", "gatekeeper", "council", "timetravel", "model",

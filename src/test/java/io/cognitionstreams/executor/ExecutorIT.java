@@ -50,6 +50,7 @@ import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Hostile;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.SharedBroker;
@@ -382,8 +383,8 @@ class ExecutorIT {
 
     /** The key the app's gatekeeper signs with, made by its first start in its state directory. */
     private static DecisionSignatures.Signer appSigner() {
-        return new DecisionSignatures.Signer(DecisionSignatures.loadOrCreate(
-                dir.resolve("state").resolve("keys").resolve("gatekeeper-ed25519.pem")));
+        return new DecisionSignatures.Signer(new Ed25519.Key(Ed25519.loadOrCreate(
+                dir.resolve("state").resolve("keys").resolve("gatekeeper-ed25519.pem"))));
     }
 
     @SafeVarargs

@@ -20,6 +20,7 @@ import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.signing.Ed25519;
 
 class DecisionSignaturesTest {
 
@@ -249,32 +250,32 @@ class DecisionSignaturesTest {
     void aNewKeyIsWrittenForItsOwnerOnlyAndReadsBackAsTheSameKey() throws Exception {
         Path file = dir.resolve("keys/gatekeeper.key");
 
-        KeyPair created = DecisionSignatures.loadOrCreate(file);
-        KeyPair loaded = DecisionSignatures.loadOrCreate(file);
+        KeyPair created = Ed25519.loadOrCreate(file);
+        KeyPair loaded = Ed25519.loadOrCreate(file);
 
         assertThat(Files.getPosixFilePermissions(file)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
         assertThat(Files.readString(file)).startsWith("-----BEGIN PRIVATE KEY-----\n");
-        assertThat(DecisionSignatures.publicKeyFile(file)).hasFileName("gatekeeper.key.pub").exists();
-        assertThat(DecisionSignatures.keyId(loaded.getPublic()))
-                .isEqualTo(DecisionSignatures.keyId(created.getPublic()));
+        assertThat(Ed25519.publicKeyFile(file)).hasFileName("gatekeeper.key.pub").exists();
+        assertThat(Ed25519.keyId(loaded.getPublic()))
+                .isEqualTo(Ed25519.keyId(created.getPublic()));
         assertThat(loaded.getPrivate().getEncoded()).isEqualTo(created.getPrivate().getEncoded());
         assertThat(dir.resolve("keys")).isDirectoryNotContaining("glob:**.tmp");
         // What the reloaded key signs, an executor trusting only the .pub file accepts.
         DecisionSignatures.Verifier executor = new DecisionSignatures.Verifier(
-                List.of(DecisionSignatures.readPublicKey(DecisionSignatures.publicKeyFile(file))));
-        assertThat(executor.problem(new DecisionSignatures.Signer(loaded).sign(approval()))).isEmpty();
+                List.of(Ed25519.readPublicKey(Ed25519.publicKeyFile(file))));
+        assertThat(executor.problem(new DecisionSignatures.Signer(new Ed25519.Key(loaded)).sign(approval()))).isEmpty();
     }
 
     @Test
     void keysAsOpenSslWritesThemLoad() throws Exception {
         Path file = dir.resolve("openssl.key");
         Files.writeString(file, OPENSSL_PRIVATE);
-        Files.writeString(DecisionSignatures.publicKeyFile(file), OPENSSL_PUBLIC);
+        Files.writeString(Ed25519.publicKeyFile(file), OPENSSL_PUBLIC);
 
-        DecisionSignatures.Signer fromFile = new DecisionSignatures.Signer(DecisionSignatures.loadOrCreate(file));
+        DecisionSignatures.Signer fromFile = new DecisionSignatures.Signer(new Ed25519.Key(Ed25519.loadOrCreate(file)));
 
-        assertThat(fromFile.keyId()).isEqualTo(DecisionSignatures.keyId(
-                DecisionSignatures.readPublicKey(DecisionSignatures.publicKeyFile(file))));
+        assertThat(fromFile.keyId()).isEqualTo(Ed25519.keyId(
+                Ed25519.readPublicKey(Ed25519.publicKeyFile(file))));
         assertThat(new DecisionSignatures.Verifier(List.of(fromFile.publicKey()))
                 .problem(fromFile.sign(approval()))).isEmpty();
     }
@@ -284,7 +285,7 @@ class DecisionSignaturesTest {
         Path file = dir.resolve("lonely.key");
         Files.writeString(file, OPENSSL_PRIVATE);
 
-        assertThatThrownBy(() -> DecisionSignatures.loadOrCreate(file))
+        assertThatThrownBy(() -> Ed25519.loadOrCreate(file))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("needs its public key beside it")
                 .hasMessageContaining("openssl pkey -in KEY -pubout");
@@ -294,10 +295,10 @@ class DecisionSignaturesTest {
     void aPublicKeyFileOfAnotherKeyIsRefused() throws Exception {
         Path file = dir.resolve("mixed.key");
         Files.writeString(file, OPENSSL_PRIVATE);
-        DecisionSignatures.loadOrCreate(dir.resolve("other.key"));
-        Files.copy(dir.resolve("other.key.pub"), DecisionSignatures.publicKeyFile(file));
+        Ed25519.loadOrCreate(dir.resolve("other.key"));
+        Files.copy(dir.resolve("other.key.pub"), Ed25519.publicKeyFile(file));
 
-        assertThatThrownBy(() -> DecisionSignatures.loadOrCreate(file))
+        assertThatThrownBy(() -> Ed25519.loadOrCreate(file))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("is not the public half of");
     }
@@ -311,13 +312,13 @@ class DecisionSignaturesTest {
         Path reversed = dir.resolve("reversed.key");
         Files.writeString(reversed, "-----END PRIVATE KEY-----\n-----BEGIN PRIVATE KEY-----\n");
 
-        assertThatThrownBy(() -> DecisionSignatures.loadOrCreate(publicInstead))
+        assertThatThrownBy(() -> Ed25519.loadOrCreate(publicInstead))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(publicInstead + " is not a PEM private key");
-        assertThatThrownBy(() -> DecisionSignatures.loadOrCreate(garbage))
+        assertThatThrownBy(() -> Ed25519.loadOrCreate(garbage))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(garbage + " is not an Ed25519 private key");
-        assertThatThrownBy(() -> DecisionSignatures.loadOrCreate(reversed))
+        assertThatThrownBy(() -> Ed25519.loadOrCreate(reversed))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("is not a PEM private key");
     }
@@ -330,10 +331,10 @@ class DecisionSignaturesTest {
         Path publicTruncated = dir.resolve("truncated.pub");
         Files.writeString(publicTruncated, OPENSSL_PUBLIC.replace("Z3k=", "Z"));
 
-        assertThatThrownBy(() -> DecisionSignatures.loadOrCreate(truncated))
+        assertThatThrownBy(() -> Ed25519.loadOrCreate(truncated))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(truncated + " is not a PEM private key: its base64 is cut short or damaged");
-        assertThatThrownBy(() -> DecisionSignatures.readPublicKey(publicTruncated))
+        assertThatThrownBy(() -> Ed25519.readPublicKey(publicTruncated))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(publicTruncated + " is not a PEM public key");
     }
@@ -348,11 +349,11 @@ class DecisionSignaturesTest {
                 + Base64.getMimeEncoder().encodeToString(rsa.getPublic().getEncoded())
                 + "\n-----END PUBLIC KEY-----\n");
 
-        assertThat(DecisionSignatures.readPublicKey(ed25519).getAlgorithm()).isIn("Ed25519", "EdDSA");
-        assertThatThrownBy(() -> DecisionSignatures.readPublicKey(rsaFile))
+        assertThat(Ed25519.readPublicKey(ed25519).getAlgorithm()).isIn("Ed25519", "EdDSA");
+        assertThatThrownBy(() -> Ed25519.readPublicKey(rsaFile))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(rsaFile + " is not an Ed25519 public key");
-        assertThatThrownBy(() -> DecisionSignatures.readPublicKey(dir.resolve("missing.pub")))
+        assertThatThrownBy(() -> Ed25519.readPublicKey(dir.resolve("missing.pub")))
                 .isInstanceOf(java.io.UncheckedIOException.class)
                 .hasMessageContaining("cannot read the public key");
     }
@@ -362,6 +363,6 @@ class DecisionSignaturesTest {
         DecisionSignatures.Signer other = DecisionSignatures.Signer.generated();
 
         assertThat(other.keyId()).isNotEqualTo(signer.keyId());
-        assertThat(DecisionSignatures.keyId(signer.publicKey())).isEqualTo(signer.keyId());
+        assertThat(Ed25519.keyId(signer.publicKey())).isEqualTo(signer.keyId());
     }
 }

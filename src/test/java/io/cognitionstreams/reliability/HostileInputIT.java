@@ -30,6 +30,7 @@ import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.DeadLetter;
@@ -83,6 +84,7 @@ class HostileInputIT {
         INPUTS.put(Topics.SESSION_CONTROL, SessionControl.class);
         INPUTS.put(Topics.SESSION_IMPORTS, HistoryImport.class);
         INPUTS.put(Topics.COUNCIL_MESSAGES, CouncilMessage.class);
+        INPUTS.put(Topics.COUNCIL_KEYS, CouncilKey.class);
         INPUTS.put(Topics.COGNITION_SKILLS, Skill.class);
         INPUTS.put(Topics.COGNITION_IDENTITY, Identity.class);
         INPUTS.put(Topics.COGNITION_PERSONAS, Persona.class);

@@ -84,7 +84,7 @@ class JsonAvroTest {
                     + "'timestamp':'2026-11-22T10:00:05Z','sender':'lite','role':'observer','type':'VOTE',"
                     + "'confidence':0.75,'risk_level':'LOW','content':'Agree with the plan.',"
                     + "'proposal_id':'p-1','vote':'YES','session_id':'sess-1','time_travel':null,"
-                    + "'origin_session_id':null}");
+                    + "'origin_session_id':null,'signing_key':null,'signature':null}");
 
     private static final String DEAD_LETTER =
             j("{'reason':'bad magic byte','error_kind':'DESERIALIZATION',"
