@@ -1,20 +1,37 @@
 package io.cognitionstreams.cli;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
+import io.cognitionstreams.app.Publisher;
 import io.cognitionstreams.clients.TopicReader;
+import io.cognitionstreams.council.CouncilSignatures;
 import io.cognitionstreams.council.CouncilView;
+import io.cognitionstreams.schema.CouncilKey;
+import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilState;
+import io.cognitionstreams.serde.json.JsonAvro;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 @Command(name = "council", mixinStandardHelpOptions = true,
+        subcommands = {CouncilCommand.Keygen.class, CouncilCommand.Sign.class},
         description = {"Prints a council's state: its roles with last heartbeat and status, its open proposals with "
                 + "their tallies, and votes waiting for their proposal.",
                 "Reads the council's latest record on " + Topics.COUNCIL_STATE + " (read_committed), which the "
@@ -45,5 +62,90 @@ final class CouncilCommand implements Callable<Integer> {
         spec.commandLine().getOut().print(CouncilView.render(councilId, state));
         spec.commandLine().getOut().flush();
         return 0;
+    }
+
+    @Command(name = "keygen", mixinStandardHelpOptions = true,
+            description = {"Makes a council role's Ed25519 key pair: the private key in --key (readable by its owner "
+                    + "only, never overwritten), its public half beside it (.pub).",
+                    "With --publish, registers the public key as the role's on " + Topics.COUNCIL_KEYS + ", which "
+                            + "the council checks signatures against under --council-signatures required."})
+    static final class Keygen implements Callable<Integer> {
+
+        @Mixin
+        ClusterOptions cluster;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--role", required = true, description = "The role the key signs for, e.g. lite.")
+        String role;
+
+        @Option(names = "--key", required = true, paramLabel = "FILE", description = "Where the private key goes.")
+        Path keyFile;
+
+        @Option(names = "--publish", description = "Register the public key on " + Topics.COUNCIL_KEYS + ".")
+        boolean publish;
+
+        @Override
+        public Integer call() {
+            if (Files.exists(keyFile)) {
+                throw new ParameterException(spec.commandLine(), keyFile + " exists: a key is never overwritten "
+                        + "(move it away to make a new one, and publish the new one)");
+            }
+            Ed25519.Key key = new Ed25519.Key(Ed25519.loadOrCreate(keyFile));
+            CouncilKey record = CouncilSignatures.keyRecord(role, key.publicKey(), Instant.now());
+            spec.commandLine().getOut().printf("role %s key %s public %s%n", role, key.id(), record.getPublicKey());
+            spec.commandLine().getOut().flush();
+            if (publish) {
+                Publisher.publish(cluster.clientConfig(), cluster.topics().councilKeys, Map.of(role, record));
+                spec.commandLine().getErr().printf("registered key %s as %s's on %s%n", key.id(), role,
+                        Topics.COUNCIL_KEYS);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "sign", mixinStandardHelpOptions = true,
+            description = {"Signs council messages: reads one JSON message a line (as `produce --topic "
+                    + Topics.COUNCIL_MESSAGES + "` takes them) and writes each signed, for example "
+                    + "`cognition council sign --key lite.pem < votes.jsonl | cognition produce --topic "
+                    + Topics.COUNCIL_MESSAGES + "`."})
+    static final class Sign implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--key", required = true, paramLabel = "FILE", description = "The role's private key.")
+        Path keyFile;
+
+        @Option(names = "--file", paramLabel = "FILE", description = "Read from FILE instead of stdin.")
+        Path file;
+
+        @Override
+        public Integer call() throws IOException {
+            Ed25519.Key key = new Ed25519.Key(Ed25519.load(keyFile));
+            PrintWriter out = spec.commandLine().getOut();
+            try (BufferedReader lines = file != null ? Files.newBufferedReader(file, StandardCharsets.UTF_8)
+                    : new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                int number = 0;
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                    number++;
+                    if (line.isBlank()) {
+                        continue;
+                    }
+                    CouncilMessage message;
+                    try {
+                        message = JsonAvro.fromJson(line, CouncilMessage.class);
+                    } catch (RuntimeException e) {
+                        spec.commandLine().getErr().printf("error: line %d: %s%n", number, e.getMessage());
+                        spec.commandLine().getErr().flush();
+                        return 1;
+                    }
+                    out.println(JsonAvro.toJson(CouncilSignatures.sign(message, key)));
+                }
+            }
+            out.flush();
+            return 0;
+        }
     }
 }
