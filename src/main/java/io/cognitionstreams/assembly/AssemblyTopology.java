@@ -49,8 +49,9 @@ public final class AssemblyTopology {
         GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK);
         GlobalMirror.add(builder, topics.personas, PERSONAS_STORE, PersonaRules.CHECK);
         GlobalMirror.add(builder, topics.tools, TOOLS_STORE, ToolDescriptors::refuse);
-        // Memories are searched across sessions, so every instance holds all of them; searched through an index
-        // of decoded vectors the store's loader keeps, because decoding each entry per request was the bottleneck.
+        // A scope's memories are searched by every session of the scope, wherever its partition is, so every
+        // instance holds all of them; searched through an index of decoded vectors, one shelf per scope, that the
+        // store's loader keeps, because decoding each entry per request was the bottleneck.
         MemoryIndex memoryIndex = new MemoryIndex();
         GlobalMirror.add(builder, topics.memory, MEMORY_STORE, MemoryEntries::refuse,
                 EpisodicMemory.indexer(memoryIndex));

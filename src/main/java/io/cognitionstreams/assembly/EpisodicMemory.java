@@ -3,23 +3,26 @@ package io.cognitionstreams.assembly;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.governance.MemoryEntries;
+import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.topology.GlobalMirror;
 
 /**
  * Seed 002's episodic memory (RAG over past experiences): blocks routed to channel.memory are embedded once, when
- * they arrive, and a packet's layer gets the entries most similar to its user prompt.
+ * they arrive, into the scope of the turn that wrote them, and a packet's layer gets the entries of its own scope
+ * most similar to its user prompt.
  *
  * <p>Search is exact, over the {@link MemoryIndex} the global store keeps decoded: about 1.5 ms per ten thousand
- * distinct memories (docs/benchmarks.md), less than embedding the prompt up to some thirty thousand; past that an
- * approximate index would pay off.
- * Embedding the prompt costs more than the search, so it is only done when there is a memory to search.
+ * distinct memories of a scope (docs/benchmarks.md), less than embedding the prompt up to some thirty thousand; past
+ * that an approximate index would pay off. Embedding the prompt costs more than the search, so it is only done when
+ * the scope holds a memory the turn may recall.
  */
-public final class EpisodicMemory implements AssemblyInput.MemorySearch {
+public final class EpisodicMemory {
 
     /** Below this cosine similarity an entry is noise, not a related experience. */
     public static final double MIN_SIMILARITY = 0.3;
@@ -33,15 +36,32 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
         this.index = index;
     }
 
-    @Override
-    public List<String> similar(String query, int k) {
-        if (k <= 0 || index.size() == 0) {
-            return List.of();
-        }
-        return index.nearest(Vectors.unit(embedder.embed(List.of(query)).get(0)), k, MIN_SIMILARITY);
+    /** What a turn of {@code scope} may recall: the scope's memories, and no other scope's. */
+    public AssemblyInput.MemorySearch in(String scope) {
+        return (query, k) -> search(scope, query, k).stream().map(MemoryIndex.Hit::text).toList();
     }
 
+    /** The {@code k} memories of {@code scope} most similar to {@code query}, most similar first. */
+    public List<MemoryIndex.Hit> search(String scope, String query, int k) {
+        if (k <= 0 || index.size(scope) == 0) {
+            return List.of();
+        }
+        return index.nearest(scope, Vectors.unit(embedder.embed(List.of(query)).get(0)), k, MIN_SIMILARITY,
+                Long.MAX_VALUE);
+    }
+
+    /**
+     * The entry a block on channel.memory becomes: embedded, in the scope its turn ran with (its session's own when
+     * the block names none).
+     *
+     * @throws InvalidRecordException the block names a scope no request could have: dead-lettered, not remembered
+     */
     public static MemoryEntry remember(RoutedBlock block, SentenceEmbedder embedder) {
+        if (block.getMemoryScope() != null) {
+            MemoryScopes.problem(block.getMemoryScope()).ifPresent(problem -> {
+                throw new InvalidRecordException("memory block " + block.getBlockId() + ": " + problem);
+            });
+        }
         float[] vector = Vectors.unit(embedder.embed(List.of(block.getText())).get(0));
         List<Float> embedding = new ArrayList<>(vector.length);
         for (float value : vector) {
@@ -55,6 +75,7 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
                 .setEmbeddingModel(MODEL)
                 .setEmbedding(embedding)
                 .setTimestamp(block.getTimestamp())
+                .setScope(MemoryScopes.orSession(block.getMemoryScope(), block.getSessionId()))
                 .build();
     }
 
@@ -81,6 +102,7 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
             vector[i] = embedding.get(i);
         }
         // Normalized again: an entry written by another producer need not be unit length.
-        index.put(key, entry.getText(), Vectors.unit(vector));
+        index.put(key, MemoryScopes.orSession(entry.getScope(), entry.getSessionId()), entry.getText(),
+                entry.getTimestamp().toEpochMilli(), Vectors.unit(vector));
     }
 }

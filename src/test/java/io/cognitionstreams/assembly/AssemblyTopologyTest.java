@@ -384,17 +384,19 @@ class AssemblyTopologyTest {
     }
 
     @Test
-    void rememberedBlocksAreEmbeddedOnceAndTheMostSimilarReachLaterPacketsOfAnySession() {
-        memoryBlocks.pipeInput("s0", memoryBlock("b1", "VERIFY: the database backup restored in four minutes."));
-        memoryBlocks.pipeInput("s0", memoryBlock("b2", "THOUGHT_SEED: try a canary deploy for the payment service."));
+    void rememberedBlocksAreEmbeddedOnceAndTheMostSimilarReachLaterPacketsOfTheirScope() {
+        memoryBlocks.pipeInput("s0", memoryBlock("b1", "VERIFY: the database backup restored in four minutes.")
+                .setMemoryScope("ops").build());
+        memoryBlocks.pipeInput("s0", memoryBlock("b2", "THOUGHT_SEED: try a canary deploy for the payment service.")
+                .setMemoryScope("ops").build());
         List<org.apache.kafka.streams.test.TestRecord<String, MemoryEntry>> written = memories.readRecordsToList();
         assertThat(written).extracting(org.apache.kafka.streams.test.TestRecord::key).containsExactly("b1", "b2");
         assertThat(written.get(0).value().getEmbedding()).hasSize(384);
-        // The entries come back through the compacted topic into every instance's global store.
-        TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
-        written.forEach(record -> memoryTopic.pipeInput(record.key(), record.value()));
+        assertThat(written).extracting(record -> record.value().getScope()).containsOnly("ops");
+        remember(written.stream().map(org.apache.kafka.streams.test.TestRecord::value).toList());
 
-        requests.pipeInput("s2", Records.request("s2", "How long does restoring the database backup take?").build());
+        requests.pipeInput("s2", Records.request("s2", "How long does restoring the database backup take?")
+                .setMemoryScope("ops").build());
 
         String context = packets.readValue().getHeader().getContext();
         assertThat(context).contains("[RAG Knowledge]", "restored in four minutes");
@@ -402,14 +404,72 @@ class AssemblyTopologyTest {
                 ? Integer.MAX_VALUE : context.indexOf("canary"));
     }
 
+    /**
+     * Two tenants with memories that answer each other's questions, and a session that names no scope: each sees
+     * its own scope's memories and nothing of the others', however similar.
+     */
+    @Test
+    void twoScopesNeverSeeEachOthersMemoriesAndASessionWithoutOneSeesOnlyItsOwn() {
+        memoryBlocks.pipeInput("a1", memoryBlock("a-b1", "THOUGHT_SEED: tenant A restores its database backup from "
+                + "the Frankfurt bucket.").setSessionId("a1").setMemoryScope("tenant-a").build());
+        memoryBlocks.pipeInput("b1", memoryBlock("b-b1", "THOUGHT_SEED: tenant B restores its database backup from "
+                + "the Oregon bucket.").setSessionId("b1").setMemoryScope("tenant-b").build());
+        memoryBlocks.pipeInput("loner", memoryBlock("l-b1", "VERIFY: the loner's database backup restored from "
+                + "tape.").setSessionId("loner").build());
+        List<MemoryEntry> written = memories.readValuesToList();
+        assertThat(written).extracting(MemoryEntry::getScope)
+                .containsExactly("tenant-a", "tenant-b", "session/loner");
+        remember(written);
+        String question = "Where do we restore the database backup from?";
+
+        requests.pipeInput("a2", Records.request("a2", question).setMemoryScope("tenant-a").build());
+        requests.pipeInput("b2", Records.request("b2", question).setMemoryScope("tenant-b").build());
+        requests.pipeInput("loner", Records.request("loner", question).build());
+        requests.pipeInput("other", Records.request("other", question).build());
+
+        Map<String, String> contexts = packets.readValuesToList().stream().collect(
+                java.util.stream.Collectors.toMap(CognitionPacket::getSessionId, p -> p.getHeader().getContext()));
+        assertThat(contexts.get("a2")).contains("Frankfurt").doesNotContain("Oregon", "tape");
+        assertThat(contexts.get("b2")).contains("Oregon").doesNotContain("Frankfurt", "tape");
+        assertThat(contexts.get("loner")).contains("tape").doesNotContain("Frankfurt", "Oregon");
+        assertThat(contexts.get("other")).doesNotContain("[RAG Knowledge]", "Frankfurt", "Oregon", "tape");
+    }
+
+    @Test
+    void aSessionKeepsTheScopeItNamedAndItsPacketsCarryIt() {
+        requests.pipeInput("s1", Records.request("s1", "first").setMemoryScope("ops").build());
+        requests.pipeInput("s1", Records.request("s1", "second").setRequestId("s1-r2").build());
+        requests.pipeInput("s1", Records.request("s1", "third").setRequestId("s1-r3").setMemoryScope("dev").build());
+        requests.pipeInput("s2", Records.request("s2", "alone").build());
+
+        assertThat(packets.readValuesToList()).extracting(p -> p.getMeta().getMemoryScope())
+                .containsExactly("ops", "ops", "dev", "session/s2");
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get("s1").getMemoryScope()).isEqualTo("dev");
+    }
+
+    @Test
+    void aRequestOrABlockNamingAScopeNoOneCouldIsADeadLetter() {
+        requests.pipeInput("s1", Records.request("s1", "go").setMemoryScope(" ").build());
+        memoryBlocks.pipeInput("s1", memoryBlock("b1", "VERIFY: fine").setMemoryScope("ops\u001b[31m").build());
+
+        assertThat(deadLetters.readValuesToList()).extracting(DeadLetter::getErrorKind, DeadLetter::getReason)
+                .containsExactly(tuple(ErrorKind.VALIDATION, "memory scope is empty (leave memory_scope out for the "
+                        + "session's own, session/s1)"), tuple(ErrorKind.VALIDATION, "memory block b1: memory scope "
+                        + "'ops?[31m' holds a control character"));
+        assertThat(packets.isEmpty()).isTrue();
+        assertThat(memories.isEmpty()).isTrue();
+    }
+
     @Test
     void aRepeatedMemoryIsRecalledOnceAndATombstoneOrAForeignModelKeepsAnEntryOut() {
-        memoryBlocks.pipeInput("s0", memoryBlock("b1", "VERIFY: the database backup restored in four minutes."));
-        memoryBlocks.pipeInput("s0", memoryBlock("b2", "VERIFY: the database backup restored in four minutes."));
-        memoryBlocks.pipeInput("s0", memoryBlock("b3", "VERIFY: the nightly database backup took an hour."));
+        String restored = "VERIFY: the database backup restored in four minutes.";
+        memoryBlocks.pipeInput("s2", memoryBlock("b1", restored).build());
+        memoryBlocks.pipeInput("s2", memoryBlock("b2", restored).build());
+        memoryBlocks.pipeInput("s2", memoryBlock("b3", "VERIFY: the nightly database backup took an hour.").build());
         List<MemoryEntry> written = memories.readValuesToList();
+        remember(written);
         TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
-        written.forEach(entry -> memoryTopic.pipeInput(entry.getBlockId(), entry));
         // Another model's vectors are not comparable with our prompts': refused, whatever they contain.
         memoryTopic.pipeInput("b4", MemoryEntry.newBuilder(written.get(0)).setBlockId("b4")
                 .setText("VERIFY: restoring the database backup took four days.").setEmbeddingModel("other").build());
@@ -426,10 +486,16 @@ class AssemblyTopologyTest {
                 .doesNotContain("took an hour");
     }
 
-    private static RoutedBlock memoryBlock(String id, String text) {
+    /** The entries come back through the compacted topic into every instance's global store. */
+    private void remember(List<MemoryEntry> entries) {
+        TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
+        entries.forEach(entry -> memoryTopic.pipeInput(entry.getBlockId(), entry));
+    }
+
+    private static RoutedBlock.Builder memoryBlock(String id, String text) {
         return RoutedBlock.newBuilder().setBlockId(id).setOutputId("o").setPacketId("p").setRequestId("r")
-                .setSessionId("s0").setMarker(Marker.VERIFY).setSequence(0).setBlockCount(1)
-                .setChannel("memory").setText(text).setTimestamp(Records.T0).build();
+                .setSessionId("s2").setMarker(Marker.VERIFY).setSequence(0).setBlockCount(1)
+                .setChannel("memory").setText(text).setTimestamp(Records.T0);
     }
 
     @Test

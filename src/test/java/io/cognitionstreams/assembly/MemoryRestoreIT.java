@@ -42,7 +42,8 @@ class MemoryRestoreIT {
         Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
         RoutedBlock block = RoutedBlock.newBuilder().setBlockId("restore-" + run).setOutputId("o").setPacketId("p")
                 .setRequestId("r").setSessionId("s-" + run).setMarker(Marker.VERIFY).setSequence(0)
-                .setBlockCount(1).setChannel("memory").setText(text).setTimestamp(Instant.now()).build();
+                .setBlockCount(1).setChannel("memory").setText(text).setTimestamp(Instant.now())
+                .setMemoryScope("restore-" + run).build();
         Kafka.send(bootstrap, topics.memory, block.getBlockId(), EpisodicMemory.remember(block,
                 MiniLmEmbedder.shared()));
 
@@ -52,7 +53,7 @@ class MemoryRestoreIT {
             String session = "ask-" + run;
             Kafka.send(bootstrap, topics.requests, session, Records.request(session,
                     "How long does restoring the " + run + " glacier archive take?").setRequestId("q-" + run)
-                    .setTimestamp(Instant.now()).build());
+                    .setMemoryScope("restore-" + run).setTimestamp(Instant.now()).build());
 
             List<CognitionPacket> packets = Kafka.readUntil(bootstrap, topics.packets,
                     packet -> packet.getRequestId().equals("q-" + run), seen -> !seen.isEmpty(),
