@@ -12,9 +12,11 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.topics.OutputGuard;
@@ -28,13 +30,6 @@ import io.cognitionstreams.topics.Topics;
 final class AssemblyProcessors {
 
     private AssemblyProcessors() {
-    }
-
-    static RoutedBlock requireBlock(RoutedBlock block) {
-        if (block == null || block.getText().isBlank()) {
-            throw new InvalidRecordException("memory block is empty: nothing to remember");
-        }
-        return block;
     }
 
     private static SessionStore memory(ProcessorContext<?, ?> context) {
@@ -129,6 +124,32 @@ final class AssemblyProcessors {
             after.escalation().ifPresent(message -> context.forward(record.withKey(message.getCouncilId())
                     .withValue(message)));
             after.event().ifPresent(event -> context.forward(record.withValue(event)));
+        }
+    }
+
+    /**
+     * Embeds a block on channel.memory into its scope's entry on cognition.memory, keyed by block id, stamped with
+     * the block's record: its position, and its timestamp as when the memory was written.
+     */
+    static final class Embed implements Processor<String, RoutedBlock, String, MemoryEntry> {
+        private final SentenceEmbedder embedder;
+        private ProcessorContext<String, MemoryEntry> context;
+
+        Embed(SentenceEmbedder embedder) {
+            this.embedder = embedder;
+        }
+
+        @Override
+        public void init(ProcessorContext<String, MemoryEntry> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(Record<String, RoutedBlock> record) {
+            RecordMetadata at = context.recordMetadata().orElseThrow();
+            MemoryEntry entry = EpisodicMemory.remember(record.value(), new EpisodicMemory.Source(at.topic(),
+                    at.partition(), at.offset(), Instant.ofEpochMilli(record.timestamp())), embedder);
+            context.forward(record.withKey(entry.getBlockId()).withValue(entry));
         }
     }
 

@@ -92,8 +92,7 @@ public final class AssemblyTopology {
                 .end();
         // Embedded once here, on arrival, so neither a restore nor a search pays for it again.
         builder.stream(topics.channel(Channel.MEMORY).name(), topics.channel(Channel.MEMORY).consumed())
-                .mapValues(block -> EpisodicMemory.remember(AssemblyProcessors.requireBlock(block), embedder), Named.as("embed-memory"))
-                .selectKey((session, entry) -> entry.getBlockId(), Named.as("key-by-block"))
+                .process(() -> new AssemblyProcessors.Embed(embedder), Named.as("embed-memory"))
                 .to(topics.memory.name(), topics.memory.produced());
     }
 }

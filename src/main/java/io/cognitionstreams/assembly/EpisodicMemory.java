@@ -1,7 +1,9 @@
 package io.cognitionstreams.assembly;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
@@ -36,27 +38,40 @@ public final class EpisodicMemory {
         this.index = index;
     }
 
-    /** What a turn of {@code scope} may recall: the scope's memories, and no other scope's. */
-    public AssemblyInput.MemorySearch in(String scope) {
-        return (query, k) -> search(scope, query, k).stream().map(MemoryIndex.Hit::text).toList();
+    /** Where and when a block was read: its record on channel.memory. */
+    public record Source(String topic, int partition, long offset, Instant writtenAt) {
+    }
+
+    /**
+     * What a turn of {@code scope} may recall: the scope's memories, and no other scope's; for a re-run turn
+     * ({@code asOf} set), only those written by the time the original turn was asked for, so the replay recalls what
+     * the original could, not what was learnt since.
+     */
+    public AssemblyInput.MemorySearch in(String scope, Optional<Instant> asOf) {
+        return (query, k) -> search(scope, query, k, asOf).stream().map(MemoryIndex.Hit::text).toList();
     }
 
     /** The {@code k} memories of {@code scope} most similar to {@code query}, most similar first. */
-    public List<MemoryIndex.Hit> search(String scope, String query, int k) {
-        if (k <= 0 || index.size(scope) == 0) {
+    public List<MemoryIndex.Hit> search(String scope, String query, int k, Optional<Instant> asOf) {
+        long writtenUntil = asOf.map(Instant::toEpochMilli).orElse(Long.MAX_VALUE);
+        if (k <= 0 || !index.holdsAny(scope, writtenUntil)) {
             return List.of();
         }
         return index.nearest(scope, Vectors.unit(embedder.embed(List.of(query)).get(0)), k, MIN_SIMILARITY,
-                Long.MAX_VALUE);
+                writtenUntil);
     }
 
     /**
      * The entry a block on channel.memory becomes: embedded, in the scope its turn ran with (its session's own when
-     * the block names none).
+     * the block names none), stamped with where and when it was written.
      *
-     * @throws InvalidRecordException the block names a scope no request could have: dead-lettered, not remembered
+     * @throws InvalidRecordException the block is empty, or names a scope no request could have: dead-lettered, not
+     *                                remembered
      */
-    public static MemoryEntry remember(RoutedBlock block, SentenceEmbedder embedder) {
+    public static MemoryEntry remember(RoutedBlock block, Source source, SentenceEmbedder embedder) {
+        if (block == null || block.getText().isBlank()) {
+            throw new InvalidRecordException("memory block is empty: nothing to remember");
+        }
         if (block.getMemoryScope() != null) {
             MemoryScopes.problem(block.getMemoryScope()).ifPresent(problem -> {
                 throw new InvalidRecordException("memory block " + block.getBlockId() + ": " + problem);
@@ -76,6 +91,11 @@ public final class EpisodicMemory {
                 .setEmbedding(embedding)
                 .setTimestamp(block.getTimestamp())
                 .setScope(MemoryScopes.orSession(block.getMemoryScope(), block.getSessionId()))
+                .setWrittenAt(source.writtenAt())
+                .setSourceTopic(source.topic())
+                .setSourcePartition(source.partition())
+                .setSourceOffset(source.offset())
+                .setRequestId(block.getRequestId())
                 .build();
     }
 
@@ -103,6 +123,11 @@ public final class EpisodicMemory {
         }
         // Normalized again: an entry written by another producer need not be unit length.
         index.put(key, MemoryScopes.orSession(entry.getScope(), entry.getSessionId()), entry.getText(),
-                entry.getTimestamp().toEpochMilli(), Vectors.unit(vector));
+                writtenAt(entry).toEpochMilli(), Vectors.unit(vector));
+    }
+
+    /** When an entry was written; an entry from before written_at has only its block's time. */
+    public static Instant writtenAt(MemoryEntry entry) {
+        return entry.getWrittenAt() != null ? entry.getWrittenAt() : entry.getTimestamp();
     }
 }

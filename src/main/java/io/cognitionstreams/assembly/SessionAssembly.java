@@ -137,10 +137,13 @@ public final class SessionAssembly {
         TokenCounter counter = assembler.counterFor(request.getTargetModel());
         long historyUntil = request.getHistoryUntil() != null
                 ? Math.min(request.getHistoryUntil(), state.getNextSequence()) : state.getNextSequence();
+        // A re-run turn recalls its scope as it was when the original turn was asked for (memory_as_of).
+        AssemblyInput.MemorySearch recall = episodic.in(request.getMemoryScope(),
+                Optional.ofNullable(request.getMemoryAsOf()));
         PacketAssembler.Assembly assembly;
         try (History recent = memory.newestFirst(session, historyUntil, counter)) {
             assembly = assembler.assemble(new AssemblyInput(request, memory.identity().orElse(IdentityDefaults.TEXT),
-                    persona, skill, memory::skills, episodic.in(request.getMemoryScope()), () -> recent,
+                    persona, skill, memory::skills, recall, () -> recent,
                     Optional.ofNullable(state.getReanchorProtocol()),
                     memory::tools));
         }

@@ -13,8 +13,9 @@ import io.cognitionstreams.topics.Topics;
  * A session's steps. A <em>packet</em> checkpoint is written for every packet the assembly emits: the state just
  * before the model answers, which is where the AutoFix loop travels back to. A <em>verified</em> checkpoint is
  * written when a Verify answer passes its contract. Both hold the source record's position (topic, partition,
- * offset, timestamp), the history reference (the packet's history_until), the request id, the active skill and
- * the retry count: what a replay needs to find the step again on the timeline and resume from it.
+ * offset, timestamp), the history reference (the packet's history_until), the memory scope the packet searched, the
+ * request id, the active skill and the retry count: what a replay needs to find the step again on the timeline and
+ * resume from it with what it saw.
  */
 public final class Checkpoints {
 
@@ -61,6 +62,7 @@ public final class Checkpoints {
                         : List.of(packet.getHeader().getActiveSkill()))
                 .setRetryCount(retry)
                 .setTimestamp(source.timestamp())
+                .setMemoryScope(packet.getMeta().getMemoryScope())
                 .build();
     }
 

@@ -45,7 +45,6 @@ import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
-import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
@@ -436,6 +435,37 @@ class AssemblyTopologyTest {
     }
 
     @Test
+    void anEntryCarriesWhereAndWhenItWasWrittenAndAReRunTurnRecallsOnlyWhatWasWrittenByItsTime() {
+        memoryBlocks.pipeInput("s1", memoryBlock("b1", "VERIFY: the database backup restored in four minutes.")
+                .setMemoryScope("ops").setRequestId("r-early").build(), Records.T0.plusSeconds(10));
+        memoryBlocks.pipeInput("s1", memoryBlock("b2", "VERIFY: the nightly database backup took an hour.")
+                .setMemoryScope("ops").build(), Records.T0.plusSeconds(100));
+        List<MemoryEntry> written = memories.readValuesToList();
+        assertThat(written).extracting(MemoryEntry::getWrittenAt)
+                .containsExactly(Records.T0.plusSeconds(10), Records.T0.plusSeconds(100));
+        assertThat(written).extracting(MemoryEntry::getSourceTopic, MemoryEntry::getSourcePartition,
+                MemoryEntry::getSourceOffset).containsExactly(tuple("channel.memory", 0, 0L),
+                tuple("channel.memory", 0, 1L));
+        assertThat(written.get(0).getRequestId()).isEqualTo("r-early");
+        remember(written);
+        String question = "How long does restoring the database backup take?";
+
+        requests.pipeInput("s2", Records.request("s2", question).setMemoryScope("ops").build());
+        requests.pipeInput("s2", Records.request("s2", question).setRequestId("r2")
+                .setMemoryAsOf(Records.T0.plusSeconds(50)).build());
+        requests.pipeInput("s2", Records.request("s2", question).setRequestId("r3")
+                .setMemoryAsOf(Records.T0.plusSeconds(10)).build());
+        requests.pipeInput("s2", Records.request("s2", question).setRequestId("r4")
+                .setMemoryAsOf(Records.T0).build());
+
+        List<String> contexts = packets.readValuesToList().stream().map(p -> p.getHeader().getContext()).toList();
+        assertThat(contexts.get(0)).as("a live turn").contains("four minutes", "an hour");
+        assertThat(contexts.get(1)).contains("four minutes").doesNotContain("an hour");
+        assertThat(contexts.get(2)).as("written at the very time").contains("four minutes");
+        assertThat(contexts.get(3)).doesNotContain("[RAG Knowledge]");
+    }
+
+    @Test
     void aSessionKeepsTheScopeItNamedAndItsPacketsCarryIt() {
         requests.pipeInput("s1", Records.request("s1", "first").setMemoryScope("ops").build());
         requests.pipeInput("s1", Records.request("s1", "second").setRequestId("s1-r2").build());
@@ -493,9 +523,7 @@ class AssemblyTopologyTest {
     }
 
     private static RoutedBlock.Builder memoryBlock(String id, String text) {
-        return RoutedBlock.newBuilder().setBlockId(id).setOutputId("o").setPacketId("p").setRequestId("r")
-                .setSessionId("s2").setMarker(Marker.VERIFY).setSequence(0).setBlockCount(1)
-                .setChannel("memory").setText(text).setTimestamp(Records.T0);
+        return Records.memoryBlock(id, "s2", text);
     }
 
     @Test

@@ -23,6 +23,7 @@ import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.SharedBroker;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -45,6 +46,7 @@ class MemoryRestoreIT {
                 .setBlockCount(1).setChannel("memory").setText(text).setTimestamp(Instant.now())
                 .setMemoryScope("restore-" + run).build();
         Kafka.send(bootstrap, topics.memory, block.getBlockId(), EpisodicMemory.remember(block,
+                new EpisodicMemory.Source(Topics.channelTopic(Channel.MEMORY), 0, 0, Instant.now()),
                 MiniLmEmbedder.shared()));
 
         try (CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, "it-memory-" + run,

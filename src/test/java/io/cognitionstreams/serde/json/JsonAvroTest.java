@@ -59,7 +59,8 @@ class JsonAvroTest {
                     + "'persona':'architect','active_skill':null,'task_instruction_key':'initial_planning',"
                     + "'target_model':'gpt-4o','mtu':4096,'parent_id':null,'retry_count':0,'retry_reason':null,"
                     + "'history_until':null,'auto_continue_step':0,'time_travel':null,"
-                    + "'timestamp':'2026-11-22T10:00:00Z','council_id':null,'memory_scope':null}");
+                    + "'timestamp':'2026-11-22T10:00:00Z','council_id':null,'memory_scope':null,"
+                    + "'memory_as_of':null}");
 
     private static final String PACKET =
             j("{'meta':{'packet_id':'0badcafe','parent_id':null,'time_travel':null,'timestamp':'2026-11-22T10:00:00.250Z',"
@@ -524,7 +525,7 @@ class JsonAvroTest {
                 "$.sesion_id: unknown field, known fields: [request_id, session_id, user_prompt, "
                         + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
                         + "retry_count, retry_reason, history_until, auto_continue_step, time_travel, timestamp, "
-                        + "council_id, memory_scope]");
+                        + "council_id, memory_scope, memory_as_of]");
         assertError(PACKET.replace(j("'reanchor':null"), j("'reanchor':null,'extra':1")),
                 CognitionPacket.class,
                 "$.header.extra: unknown field, known fields: [identity, persona, task_instruction_key, "
@@ -537,7 +538,7 @@ class JsonAvroTest {
                 "$['a b']: unknown field, known fields: [request_id, session_id, user_prompt, "
                         + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
                         + "retry_count, retry_reason, history_until, auto_continue_step, time_travel, timestamp, "
-                        + "council_id, memory_scope]");
+                        + "council_id, memory_scope, memory_as_of]");
     }
 
     @Test
