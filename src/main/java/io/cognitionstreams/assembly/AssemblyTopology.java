@@ -41,9 +41,12 @@ public final class AssemblyTopology {
     private AssemblyTopology() {
     }
 
-    /** @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none */
+    /**
+     * @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none
+     * @param retention         how much episodic memory each scope keeps
+     */
     public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler,
-                             SentenceEmbedder embedder, int autoContinueSteps) {
+                             SentenceEmbedder embedder, int autoContinueSteps, MemoryRetention retention) {
         // Skills, identity, personas and tools are small and read by every session: a global copy on each instance.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
         GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK);
@@ -90,9 +93,11 @@ public final class AssemblyTopology {
                 .to(topics.councilMessages)
                 .to(topics.events)
                 .end();
-        // Embedded once here, on arrival, so neither a restore nor a search pays for it again.
+        // Embedded once here, on arrival, so neither a restore nor a search pays for it again; what retention
+        // forgets is tombstoned here too, judged by the index the global store keeps.
         builder.stream(topics.channel(Channel.MEMORY).name(), topics.channel(Channel.MEMORY).consumed())
-                .process(() -> new AssemblyProcessors.Embed(embedder), Named.as("embed-memory"))
+                .process(() -> new AssemblyProcessors.Embed(embedder, memoryIndex, retention),
+                        Named.as("embed-memory"))
                 .to(topics.memory.name(), topics.memory.produced());
     }
 }

@@ -6,7 +6,7 @@ import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** Reads durations the way people write them: 500ms, 10s, 2m, 1h, or ISO-8601 (PT10S). */
+/** Reads durations the way people write them: 500ms, 10s, 2m, 1h, 90d, or ISO-8601 (PT10S). */
 final class DurationConverter implements ITypeConverter<Duration> {
 
     @Override
@@ -24,10 +24,11 @@ final class DurationConverter implements ITypeConverter<Duration> {
                 case 's' -> Duration.ofSeconds(amount);
                 case 'm' -> Duration.ofMinutes(amount);
                 case 'h' -> Duration.ofHours(amount);
+                case 'd' -> Duration.ofDays(amount);
                 default -> throw new NumberFormatException();
             };
         } catch (RuntimeException e) {
-            throw new TypeConversionException("'" + value + "' is not a duration (examples: 500ms, 10s, 2m, PT1H)");
+            throw new TypeConversionException("'" + value + "' is not a duration (examples: 500ms, 10s, 2m, 90d, PT1H)");
         }
     }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import java.util.Map;
 
 import io.cognitionstreams.app.CognitionRuntime;
+import io.cognitionstreams.assembly.MemoryRetention;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
@@ -79,6 +80,9 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     ExecutorOptions executor;
+
+    @Mixin
+    MemoryOptions memory;
 
     @Option(names = "--model-endpoint", paramLabel = "URL",
             description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
@@ -197,6 +201,7 @@ final class RunCommand implements Callable<Integer> {
         RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew);
+        MemoryRetention retention = memory.retention();
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
@@ -220,7 +225,7 @@ final class RunCommand implements Callable<Integer> {
                         compressionDeadline),
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
-                gatekeeper, council, tuning.tuning(), clientProperties, tools);
+                gatekeeper, council, tuning.tuning(), clientProperties, tools, retention);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -67,6 +68,8 @@ class AssemblyTopologyTest {
 
     /** Turns a session may take on its own after its tool results, in these tests. */
     private static final int AUTO_CONTINUE = 2;
+    /** Small enough to reach in a test: three memories a scope, a day each. */
+    private static final MemoryRetention RETENTION = new MemoryRetention(3, Duration.ofDays(1));
 
     /**
      * Stands in for the compression chain (CompressionChainTest covers the real one): keeps the longest prefix
@@ -109,8 +112,10 @@ class AssemblyTopologyTest {
     private TopologyTestDriver start(Path dir) {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), AUTO_CONTINUE);
-        TopologyTestDriver started = Drivers.driver(builder.build(), dir);
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), AUTO_CONTINUE,
+                RETENTION);
+        // The wall clock an hour after the records' time, as it would be live: retention judges ages by it.
+        TopologyTestDriver started = Drivers.driver(builder.build(), dir, Records.T0.plus(Duration.ofHours(1)));
         requests = TopicDriver.input(started, topics.requests);
         rawRequests = TopicDriver.raw(started, topics.requests);
         outputs = TopicDriver.input(started, topics.llmOutputs);
@@ -516,6 +521,47 @@ class AssemblyTopologyTest {
                 .doesNotContain("took an hour");
     }
 
+    @Test
+    void aScopePastItsCountForgetsItsOldestWithATombstoneAsTheNextIsWritten() {
+        for (int i = 1; i <= 3; i++) {
+            memoryBlocks.pipeInput("s1", memoryBlock("b" + i, "VERIFY: backup drill " + i + " restored the database.")
+                    .setMemoryScope("ops").build(), Records.T0.plusSeconds(i));
+        }
+        memoryBlocks.pipeInput("s9", memoryBlock("other", "VERIFY: another scope's backup drill.")
+                .setMemoryScope("dev").build(), Records.T0);
+        remember(memories.readValuesToList());
+
+        memoryBlocks.pipeInput("s1", memoryBlock("b4", "VERIFY: backup drill 4 restored the database.")
+                .setMemoryScope("ops").build(), Records.T0.plusSeconds(4));
+
+        List<org.apache.kafka.streams.test.TestRecord<String, MemoryEntry>> written = memories.readRecordsToList();
+        assertThat(written).extracting(org.apache.kafka.streams.test.TestRecord::key).containsExactly("b4", "b1");
+        assertThat(written.get(1).value()).as("a tombstone").isNull();
+        written.forEach(record -> TopicDriver.input(driver, topics.memory).pipeInput(record.key(), record.value()));
+        requests.pipeInput("s2", Records.request("s2", "Did the backup drill restore the database?")
+                .setMemoryScope("ops").build());
+        assertThat(packets.readValue().getHeader().getContext()).contains("drill 4", "drill 3", "drill 2")
+                .doesNotContain("drill 1");
+    }
+
+    @Test
+    void everyMinuteTheSweepForgetsWhatAgedPastTheBoundInEveryScope() {
+        memoryBlocks.pipeInput("s1", memoryBlock("old", "VERIFY: an old lesson.").setMemoryScope("ops").build(),
+                Records.T0);
+        memoryBlocks.pipeInput("s1", memoryBlock("new", "VERIFY: a new lesson.").setMemoryScope("ops").build(),
+                Records.T0.plus(Duration.ofHours(12)));
+        memoryBlocks.pipeInput("s9", memoryBlock("gone", "VERIFY: another old lesson.").build(), Records.T0);
+        remember(memories.readValuesToList());
+
+        driver.advanceWallClockTime(Duration.ofHours(23));
+        assertThat(memories.isEmpty()).as("nothing is a day old yet").isTrue();
+        driver.advanceWallClockTime(Duration.ofMinutes(1));
+
+        assertThat(memories.readRecordsToList()).extracting(org.apache.kafka.streams.test.TestRecord::key,
+                org.apache.kafka.streams.test.TestRecord::value).containsExactly(tuple("old", null),
+                tuple("gone", null));
+    }
+
     /** The entries come back through the compacted topic into every instance's global store. */
     private void remember(List<MemoryEntry> entries) {
         TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
@@ -555,7 +601,8 @@ class AssemblyTopologyTest {
                 OutputLimits.DEFAULT_MAX_REQUEST_BYTES, Map.of(Topics.COGNITION_PACKETS, small)));
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, narrow, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), 0);
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), 0,
+                RETENTION);
         try (TopologyTestDriver narrowDriver = Drivers.driver(builder.build(), other)) {
             TopicDriver.input(narrowDriver, narrow.requests).pipeInput("s1", Records.request("s1",
                     "Summarize this log: " + "disk ok; ".repeat(3000)).setMtu(100_000).build());
