@@ -84,9 +84,10 @@ class MemoryScopeIT {
     /** The context of the first packet of {@code session} (in {@code scope}) that recalls {@code own}. */
     private static String recalled(String bootstrap, Topics topics, String session, String scope, String own,
                                    String foreign) throws InterruptedException {
-        return MemoryProbe.untilRecalled(bootstrap, topics, session, scope, QUESTION, own, TIMEOUT, packet -> {
+        return MemoryProbe.until(bootstrap, topics, session, scope, QUESTION, TIMEOUT, packet -> {
             assertThat(packet.getMeta().getMemoryScope()).isEqualTo(scope);
             assertThat(packet.getHeader().getContext()).as("a packet of %s", scope).doesNotContain(foreign);
+            return packet.getHeader().getContext().contains(own);
         }).getHeader().getContext();
     }
 }

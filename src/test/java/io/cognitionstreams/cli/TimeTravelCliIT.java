@@ -194,8 +194,7 @@ class TimeTravelCliIT {
             throws InterruptedException {
         Kafka.send(bootstrap, topics.channel(Channel.MEMORY), writer, Records.memoryBlock(writer + "#0", writer,
                 text + ".").setMemoryScope(scope).setTimestamp(Instant.now()).build());
-        MemoryProbe.untilRecalled(bootstrap, topics, writer + "-asks", scope, PROMPTS.get(0), text, TIMEOUT,
-                packet -> { });
+        MemoryProbe.untilRecalled(bootstrap, topics, writer + "-asks", scope, PROMPTS.get(0), text, TIMEOUT);
     }
 
     /** What must be equal between a first run and its replay: everything but ids, lineage and when. */
