@@ -222,6 +222,10 @@ final class MemoryCommand implements Callable<Integer> {
                 err.println("error: " + problem.get());
                 return 2;
             }
+            if (top < 1) {
+                err.println("error: --top " + top + " finds nothing; ask for 1 or more");
+                return 2;
+            }
             Optional<Instant> until;
             try {
                 until = Optional.ofNullable(asOf).map(Instant::parse);
