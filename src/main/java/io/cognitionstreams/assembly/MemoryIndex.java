@@ -77,11 +77,6 @@ public final class MemoryIndex {
         return reading(() -> dimension);
     }
 
-    /** Distinct texts held in {@code scope}. */
-    public int size(String scope) {
-        return reading(() -> shelves.containsKey(scope) ? shelves.get(scope).size : 0);
-    }
-
     /** Entries held in {@code scope}, each counted, repeated texts too: what retention bounds. */
     public int entries(String scope) {
         return reading(() -> shelves.containsKey(scope) ? shelves.get(scope).entries.size() : 0);
@@ -114,8 +109,9 @@ public final class MemoryIndex {
         if (k <= 0) {
             return List.of();
         }
-        // The worst of the best k at the head, so each candidate is compared with it once.
-        PriorityQueue<Hit> best = new PriorityQueue<>(k + 1, (a, b) -> a.similarity() != b.similarity()
+        // The worst of the best k at the head, so each candidate is compared with it once. Sized for a packet's
+        // few; it grows for a larger k, so a caller's k (the CLI's --top) never sizes an array by itself.
+        PriorityQueue<Hit> best = new PriorityQueue<>(Math.min(k, 64) + 1, (a, b) -> a.similarity() != b.similarity()
                 ? Float.compare(a.similarity(), b.similarity()) : b.text().compareTo(a.text()));
         lock.readLock().lock();
         try {
