@@ -14,6 +14,7 @@ import org.apache.kafka.streams.TopologyConfig;
 import io.cognitionstreams.assembly.AssemblyTopology;
 import io.cognitionstreams.assembly.ContextLayers;
 import io.cognitionstreams.assembly.FieldCompressor;
+import io.cognitionstreams.assembly.MemoryRetention;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.assembly.compression.CompressionChain;
@@ -54,14 +55,15 @@ public final class Pipeline {
 
     /** The domain objects the topologies wrap, built once per app. */
     public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper,
-                        CouncilSettings council, DecisionSignatures.Signer signer, int autoContinueSteps) {
+                        CouncilSettings council, DecisionSignatures.Signer signer, int autoContinueSteps,
+                        MemoryRetention memoryRetention) {
 
         /** The local parts only: extractive compression, no model tiers, the defaults of everything else. */
         public static Parts defaults() {
             return with(CompressionChain.builder()
                     .extractive(new ExtractiveSummarizer(EMBEDDER)).build(),
                     new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), GatekeeperSettings.defaults(),
-                    CouncilSettings.defaults(), DecisionSignatures.Signer.generated(), 0);
+                    CouncilSettings.defaults(), DecisionSignatures.Signer.generated(), 0, MemoryRetention.defaults());
         }
 
         /** With the Lite and Prime compression tiers when the settings name them. */
@@ -84,7 +86,8 @@ public final class Pipeline {
                 return with(chain.deadline(settings.compression().deadline()).build(),
                         new OutputRouter(matrix, redactor, routing.limits()), settings.gatekeeper(),
                         settings.council(), new DecisionSignatures.Signer(new Ed25519.Key(Ed25519.loadOrCreate(
-                                tools.signingKeyFile(settings.stateDir())))), tools.autoContinueSteps());
+                                tools.signingKeyFile(settings.stateDir())))), tools.autoContinueSteps(),
+                        settings.memory());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot read the redaction config "
                         + routing.redactionConfig().get(), e);
@@ -93,11 +96,11 @@ public final class Pipeline {
 
         private static Parts with(FieldCompressor compressor, OutputRouter router, GatekeeperSettings gatekeeper,
                                   CouncilSettings council, DecisionSignatures.Signer signer,
-                                  int autoContinueSteps) {
+                                  int autoContinueSteps, MemoryRetention memoryRetention) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                     ContextLayers.defaults(compressor), compressor), router, gatekeeper, council, signer,
-                    autoContinueSteps);
+                    autoContinueSteps, memoryRetention);
         }
     }
 
@@ -117,7 +120,8 @@ public final class Pipeline {
         // Routing owns llm.outputs. tool.decisions is written by the gatekeeper and read here only, so a bad record
         // on it is this capability's to dead-letter.
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
-                AssemblyTopology.build(builder, topics, parts.assembler(), EMBEDDER, parts.autoContinueSteps()),
+                AssemblyTopology.build(builder, topics, parts.assembler(), EMBEDDER, parts.autoContinueSteps(),
+                        parts.memoryRetention()),
                 Set.of(Topics.LLM_OUTPUTS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router()), Set.of()));

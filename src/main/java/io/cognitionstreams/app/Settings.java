@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 
+import io.cognitionstreams.assembly.MemoryRetention;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
@@ -32,12 +33,14 @@ import io.cognitionstreams.routing.RoutingLimits;
  * @param clientProperties  settings every client gets (security, timeouts: {@code --command-config}), under the
  *                          app's own where its guarantees need those ({@link #clientConfig()})
  * @param executor          the tool loop: MCP servers, the shell runner, the signing key, auto-continue
+ * @param memory            how much episodic memory each scope keeps
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
                        RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
-                       Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor) {
+                       Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor,
+                       MemoryRetention memory) {
 
     public Settings {
         clientProperties = Map.copyOf(clientProperties);
@@ -50,28 +53,28 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
                 GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults(), Map.of(),
-                ExecutorSettings.none());
+                ExecutorSettings.none(), MemoryRetention.defaults());
     }
 
     /** The same settings with another council (tests and tools that drive the council with short timeouts). */
     public Settings withCouncil(CouncilSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning,
-                clientProperties, executor);
+                clientProperties, executor, memory);
     }
 
     /** The same settings with another model (tests that answer packets from a model endpoint of their own). */
     public Settings withModel(ModelSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, other, compression, routing, gatekeeper, council, tuning,
-                clientProperties, executor);
+                clientProperties, executor, memory);
     }
 
     /** The same settings with another tool loop (tests that run the executor). */
     public Settings withExecutor(ExecutorSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
-                clientProperties, other);
+                clientProperties, other, memory);
     }
 
     /** What a plain client of the app (admin, publisher, model worker) starts from: the file's, then the cluster. */

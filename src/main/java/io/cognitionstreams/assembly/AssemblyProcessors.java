@@ -2,19 +2,25 @@ package io.cognitionstreams.assembly;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.function.BiConsumer;
 
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.topics.OutputGuard;
@@ -29,13 +35,6 @@ import io.cognitionstreams.topology.EventSources;
 final class AssemblyProcessors {
 
     private AssemblyProcessors() {
-    }
-
-    static RoutedBlock requireBlock(RoutedBlock block) {
-        if (block == null || block.getText().isBlank()) {
-            throw new InvalidRecordException("memory block is empty: nothing to remember");
-        }
-        return block;
     }
 
     private static SessionStore memory(ProcessorContext<?, ?> context) {
@@ -132,6 +131,57 @@ final class AssemblyProcessors {
             after.escalation().ifPresent(message -> context.forward(record.withKey(message.getCouncilId())
                     .withValue(message)));
             after.event().ifPresent(event -> context.forward(record.withValue(event)));
+        }
+    }
+
+    /**
+     * Embeds a block on channel.memory into its scope's entry on cognition.memory, keyed by block id, stamped with
+     * the block's record: its position, and its timestamp as when the memory was written. Keeps each scope within
+     * its retention with tombstones: as an entry is written, for its scope; and, in the task of channel.memory's
+     * partition 0, every minute for every scope, since entries age past the bound without any write to notice.
+     * One task sweeps because every instance holds every scope: more would write the same tombstones again.
+     */
+    static final class Embed implements Processor<String, RoutedBlock, String, MemoryEntry> {
+        private static final Logger LOG = LoggerFactory.getLogger(Embed.class);
+
+        private final SentenceEmbedder embedder;
+        private final MemoryIndex index;
+        private final MemoryRetention retention;
+        private ProcessorContext<String, MemoryEntry> context;
+
+        Embed(SentenceEmbedder embedder, MemoryIndex index, MemoryRetention retention) {
+            this.embedder = embedder;
+            this.index = index;
+            this.retention = retention;
+        }
+
+        @Override
+        public void init(ProcessorContext<String, MemoryEntry> context) {
+            this.context = context;
+            if (retention.bounded() && context.taskId().partition() == 0) {
+                context.schedule(MemoryRetention.SWEEP_EVERY, PunctuationType.WALL_CLOCK_TIME, this::sweep);
+            }
+        }
+
+        @Override
+        public void process(Record<String, RoutedBlock> record) {
+            RecordMetadata at = context.recordMetadata().orElseThrow();
+            MemoryEntry entry = EpisodicMemory.remember(record.value(), new EpisodicMemory.Source(at.topic(),
+                    at.partition(), at.offset(), Instant.ofEpochMilli(record.timestamp())), embedder);
+            context.forward(record.withKey(entry.getBlockId()).withValue(entry));
+            for (String forgotten : retention.onWrite(index, entry.getScope(), entry.getBlockId(),
+                    Instant.ofEpochMilli(context.currentSystemTimeMs()))) {
+                context.forward(record.withKey(forgotten).withValue(null));
+            }
+        }
+
+        private void sweep(long now) {
+            List<String> forgotten = retention.sweep(index, Instant.ofEpochMilli(now));
+            forgotten.forEach(id -> context.forward(new Record<>(id, null, now)));
+            if (!forgotten.isEmpty()) {
+                LOG.info("forgot {} episodic memories past retention ({} entries, {} a scope)", forgotten.size(),
+                        retention.maxEntries(), retention.maxAge());
+            }
         }
     }
 

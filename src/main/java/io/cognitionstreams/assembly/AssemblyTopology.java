@@ -41,16 +41,20 @@ public final class AssemblyTopology {
     private AssemblyTopology() {
     }
 
-    /** @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none */
+    /**
+     * @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none
+     * @param retention         how much episodic memory each scope keeps
+     */
     public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler,
-                             SentenceEmbedder embedder, int autoContinueSteps) {
+                             SentenceEmbedder embedder, int autoContinueSteps, MemoryRetention retention) {
         // Skills, identity, personas and tools are small and read by every session: a global copy on each instance.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
         GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK);
         GlobalMirror.add(builder, topics.personas, PERSONAS_STORE, PersonaRules.CHECK);
         GlobalMirror.add(builder, topics.tools, TOOLS_STORE, ToolDescriptors::refuse);
-        // Memories are searched across sessions, so every instance holds all of them; searched through an index
-        // of decoded vectors the store's loader keeps, because decoding each entry per request was the bottleneck.
+        // A scope's memories are searched by every session of the scope, wherever its partition is, so every
+        // instance holds all of them; searched through an index of decoded vectors, one shelf per scope, that the
+        // store's loader keeps, because decoding each entry per request was the bottleneck.
         MemoryIndex memoryIndex = new MemoryIndex();
         GlobalMirror.add(builder, topics.memory, MEMORY_STORE, MemoryEntries::refuse,
                 EpisodicMemory.indexer(memoryIndex));
@@ -89,10 +93,11 @@ public final class AssemblyTopology {
                 .to(topics.councilMessages)
                 .to(topics.events)
                 .end();
-        // Embedded once here, on arrival, so neither a restore nor a search pays for it again.
+        // Embedded once here, on arrival, so neither a restore nor a search pays for it again; what retention
+        // forgets is tombstoned here too, judged by the index the global store keeps.
         builder.stream(topics.channel(Channel.MEMORY).name(), topics.channel(Channel.MEMORY).consumed())
-                .mapValues(block -> EpisodicMemory.remember(AssemblyProcessors.requireBlock(block), embedder), Named.as("embed-memory"))
-                .selectKey((session, entry) -> entry.getBlockId(), Named.as("key-by-block"))
+                .process(() -> new AssemblyProcessors.Embed(embedder, memoryIndex, retention),
+                        Named.as("embed-memory"))
                 .to(topics.memory.name(), topics.memory.produced());
     }
 }

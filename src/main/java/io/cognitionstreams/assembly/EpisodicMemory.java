@@ -1,25 +1,30 @@
 package io.cognitionstreams.assembly;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
+import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
 import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.governance.MemoryEntries;
+import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.topology.GlobalMirror;
 
 /**
  * Seed 002's episodic memory (RAG over past experiences): blocks routed to channel.memory are embedded once, when
- * they arrive, and a packet's layer gets the entries most similar to its user prompt.
+ * they arrive, into the scope of the turn that wrote them, and a packet's layer gets the entries of its own scope
+ * most similar to its user prompt.
  *
  * <p>Search is exact, over the {@link MemoryIndex} the global store keeps decoded: about 1.5 ms per ten thousand
- * distinct memories (docs/benchmarks.md), less than embedding the prompt up to some thirty thousand; past that an
- * approximate index would pay off.
- * Embedding the prompt costs more than the search, so it is only done when there is a memory to search.
+ * distinct memories of a scope (docs/benchmarks.md), less than embedding the prompt up to some thirty thousand; past
+ * that an approximate index would pay off. Embedding the prompt costs more than the search, so it is only done when
+ * the scope holds a memory the turn may recall.
  */
-public final class EpisodicMemory implements AssemblyInput.MemorySearch {
+public final class EpisodicMemory {
 
     /** Below this cosine similarity an entry is noise, not a related experience. */
     public static final double MIN_SIMILARITY = 0.3;
@@ -33,15 +38,45 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
         this.index = index;
     }
 
-    @Override
-    public List<String> similar(String query, int k) {
-        if (k <= 0 || index.size() == 0) {
-            return List.of();
-        }
-        return index.nearest(Vectors.unit(embedder.embed(List.of(query)).get(0)), k, MIN_SIMILARITY);
+    /** Where and when a block was read: its record on channel.memory. */
+    public record Source(String topic, int partition, long offset, Instant writtenAt) {
     }
 
-    public static MemoryEntry remember(RoutedBlock block, SentenceEmbedder embedder) {
+    /**
+     * What a turn of {@code scope} may recall: the scope's memories, and no other scope's; for a re-run turn
+     * ({@code asOf} set), only those written by the time the original turn was asked for, so the replay recalls what
+     * the original could, not what was learnt since.
+     */
+    public AssemblyInput.MemorySearch in(String scope, Optional<Instant> asOf) {
+        return (query, k) -> search(scope, query, k, asOf).stream().map(MemoryIndex.Hit::text).toList();
+    }
+
+    /** The {@code k} memories of {@code scope} most similar to {@code query}, most similar first. */
+    public List<MemoryIndex.Hit> search(String scope, String query, int k, Optional<Instant> asOf) {
+        long writtenUntil = asOf.map(Instant::toEpochMilli).orElse(Long.MAX_VALUE);
+        if (k <= 0 || !index.holdsAny(scope, writtenUntil)) {
+            return List.of();
+        }
+        return index.nearest(scope, Vectors.unit(embedder.embed(List.of(query)).get(0)), k, MIN_SIMILARITY,
+                writtenUntil);
+    }
+
+    /**
+     * The entry a block on channel.memory becomes: embedded, in the scope its turn ran with (its session's own when
+     * the block names none), stamped with where and when it was written.
+     *
+     * @throws InvalidRecordException the block is empty, or names a scope no request could have: dead-lettered, not
+     *                                remembered
+     */
+    public static MemoryEntry remember(RoutedBlock block, Source source, SentenceEmbedder embedder) {
+        if (block == null || block.getText().isBlank()) {
+            throw new InvalidRecordException("memory block is empty: nothing to remember");
+        }
+        if (block.getMemoryScope() != null) {
+            MemoryScopes.problem(block.getMemoryScope()).ifPresent(problem -> {
+                throw new InvalidRecordException("memory block " + block.getBlockId() + ": " + problem);
+            });
+        }
         float[] vector = Vectors.unit(embedder.embed(List.of(block.getText())).get(0));
         List<Float> embedding = new ArrayList<>(vector.length);
         for (float value : vector) {
@@ -58,6 +93,12 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
                 .setTimeTravel(block.getTimeTravel())
                 .setParentId(block.getParentId())
                 .setOriginSessionId(block.getOriginSessionId())
+                .setScope(MemoryScopes.orSession(block.getMemoryScope(), block.getSessionId()))
+                .setWrittenAt(source.writtenAt())
+                .setSourceTopic(source.topic())
+                .setSourcePartition(source.partition())
+                .setSourceOffset(source.offset())
+                .setRequestId(block.getRequestId())
                 .build();
     }
 
@@ -84,6 +125,12 @@ public final class EpisodicMemory implements AssemblyInput.MemorySearch {
             vector[i] = embedding.get(i);
         }
         // Normalized again: an entry written by another producer need not be unit length.
-        index.put(key, entry.getText(), Vectors.unit(vector));
+        index.put(key, MemoryScopes.orSession(entry.getScope(), entry.getSessionId()), entry.getText(),
+                writtenAt(entry).toEpochMilli(), Vectors.unit(vector));
+    }
+
+    /** When an entry was written; an entry from before written_at has only its block's time. */
+    public static Instant writtenAt(MemoryEntry entry) {
+        return entry.getWrittenAt() != null ? entry.getWrittenAt() : entry.getTimestamp();
     }
 }

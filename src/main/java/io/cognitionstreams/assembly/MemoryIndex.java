@@ -3,64 +3,58 @@ package io.cognitionstreams.assembly;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Optional;
 import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
 /**
- * The episodic memory's vectors, decoded once and kept in one flat array beside the global store, so a search is a
+ * The episodic memory's vectors, decoded once and kept in flat arrays beside the global store, so a search is a
  * scan of contiguous floats instead of decoding every stored record (which cost 57 % of the pipeline's time with
  * a few thousand memories). Written by the global thread as the store changes, read by any stream thread.
  *
- * <p>Entries with the same text share one vector: an agent that verifies "tests passed" a thousand times has one
- * memory of it, searched once and returned once, not a thousand copies crowding out the other results.
+ * <p>Each scope has a shelf of its own, so a search reads its scope's vectors and nothing else: another scope's
+ * memories are not filtered out of the results, they are never scored. Within a scope, entries with the same text
+ * share one vector: an agent that verifies "tests passed" a thousand times has one memory of it, searched once and
+ * returned once, not a thousand copies crowding out the other results. Each entry keeps when it was written, so a
+ * replayed turn can search its scope as it was then, and the oldest entries are the first retention drops.
  */
 public final class MemoryIndex {
 
-    private final ReadWriteLock lock = new ReentrantReadWriteLock();
-    private final Map<String, String> textOfId = new HashMap<>();
-    private final Map<String, Integer> slotOfText = new HashMap<>();
-    private int[] references = new int[16];
-    private String[] texts = new String[16];
-    private float[] vectors = new float[0];
-    private int dimension = -1;
-    private int size;
+    /** A memory found for a query: its text and its cosine similarity with the query. */
+    public record Hit(String text, float similarity) {
+    }
 
-    /** Remembers entry {@code id} (replacing what it held before) with a unit-length vector. */
-    public void put(String id, String text, float[] unitVector) {
+    private final ReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Map<String, Shelf> shelves = new HashMap<>();
+    private final Map<String, String> scopeOfId = new HashMap<>();
+    private int dimension = -1;
+
+    /**
+     * Remembers entry {@code id} of {@code scope}, written at {@code writtenAt} (epoch milliseconds), with a
+     * unit-length vector, replacing what the id held before (in any scope).
+     */
+    public void put(String id, String scope, String text, long writtenAt, float[] unitVector) {
         lock.writeLock().lock();
         try {
-            if (dimension < 0) {
-                dimension = unitVector.length;
-                vectors = new float[16 * dimension];
-            } else if (unitVector.length != dimension) {
+            if (dimension >= 0 && unitVector.length != dimension) {
                 throw new IllegalArgumentException("memory " + id + " has " + unitVector.length
                         + " dimensions, the index " + dimension);
             }
-            String previous = textOfId.put(id, text);
-            if (text.equals(previous)) {
-                return;
+            dimension = unitVector.length;
+            String previousScope = scopeOfId.put(id, scope);
+            if (previousScope != null && !previousScope.equals(scope)) {
+                removeFrom(previousScope, id);
             }
-            if (previous != null) {
-                release(previous);
-            }
-            Integer slot = slotOfText.get(text);
-            if (slot != null) {
-                references[slot]++;
-                return;
-            }
-            if (size == texts.length) {
-                grow();
-            }
-            texts[size] = text;
-            references[size] = 1;
-            System.arraycopy(unitVector, 0, vectors, size * dimension, dimension);
-            slotOfText.put(text, size);
-            size++;
+            shelves.computeIfAbsent(scope, s -> new Shelf(dimension)).put(id, text, writtenAt, unitVector);
         } finally {
             lock.writeLock().unlock();
         }
@@ -69,9 +63,9 @@ public final class MemoryIndex {
     public void remove(String id) {
         lock.writeLock().lock();
         try {
-            String text = textOfId.remove(id);
-            if (text != null) {
-                release(text);
+            String scope = scopeOfId.remove(id);
+            if (scope != null) {
+                removeFrom(scope, id);
             }
         } finally {
             lock.writeLock().unlock();
@@ -83,35 +77,57 @@ public final class MemoryIndex {
         return reading(() -> dimension);
     }
 
-    /** Distinct texts held. */
-    public int size() {
-        return reading(() -> size);
+    /** Entries held in {@code scope}, each counted, repeated texts too: what retention bounds. */
+    public int entries(String scope) {
+        return reading(() -> shelves.containsKey(scope) ? shelves.get(scope).entries.size() : 0);
+    }
+
+    /** The scope entry {@code id} is held in, if it is held. */
+    public Optional<String> scopeOf(String id) {
+        return reading(() -> Optional.ofNullable(scopeOfId.get(id)));
+    }
+
+    /** The scopes that hold at least one entry. */
+    public Set<String> scopes() {
+        return reading(() -> Set.copyOf(shelves.keySet()));
+    }
+
+    /** Whether {@code scope} holds an entry written at or before {@code writtenUntil}: whether a search may hit. */
+    public boolean holdsAny(String scope, long writtenUntil) {
+        return reading(() -> {
+            Shelf shelf = shelves.get(scope);
+            return shelf != null && shelf.byAge.first().writtenAt() <= writtenUntil;
+        });
     }
 
     /**
-     * The texts of the {@code k} vectors most similar to {@code unitQuery} with a cosine similarity of at least
-     * {@code minSimilarity}, most similar first; ties in text order, so every instance builds the same packet.
+     * The {@code k} memories of {@code scope} most similar to {@code unitQuery}, with a cosine similarity of at least
+     * {@code minSimilarity}, among those written at or before {@code writtenUntil} (a text counts from its first
+     * entry); most similar first, ties in text order, so every instance builds the same packet.
      */
-    public List<String> nearest(float[] unitQuery, int k, double minSimilarity) {
+    public List<Hit> nearest(String scope, float[] unitQuery, int k, double minSimilarity, long writtenUntil) {
         if (k <= 0) {
             return List.of();
         }
-        record Hit(String text, float score) {
-        }
-        // The worst of the best k at the head, so each candidate is compared with it once.
-        PriorityQueue<Hit> best = new PriorityQueue<>(k + 1, (a, b) -> a.score() != b.score()
-                ? Float.compare(a.score(), b.score()) : b.text().compareTo(a.text()));
+        // The worst of the best k at the head, so each candidate is compared with it once. Sized for a packet's
+        // few; it grows for a larger k, so a caller's k (the CLI's --top) never sizes an array by itself.
+        PriorityQueue<Hit> best = new PriorityQueue<>(Math.min(k, 64) + 1, (a, b) -> a.similarity() != b.similarity()
+                ? Float.compare(a.similarity(), b.similarity()) : b.text().compareTo(a.text()));
         lock.readLock().lock();
         try {
-            if (size == 0 || unitQuery.length != dimension) {
+            Shelf shelf = shelves.get(scope);
+            if (shelf == null || unitQuery.length != dimension) {
                 return List.of();
             }
-            for (int slot = 0; slot < size; slot++) {
-                float score = dot(unitQuery, vectors, slot * dimension);
-                if (score < minSimilarity || best.size() == k && score < best.peek().score()) {
+            for (int slot = 0; slot < shelf.size; slot++) {
+                if (shelf.earliest[slot] > writtenUntil) {
                     continue;
                 }
-                Hit hit = new Hit(texts[slot], score);
+                float score = dot(unitQuery, shelf.vectors, slot * dimension);
+                if (score < minSimilarity || best.size() == k && score < best.peek().similarity()) {
+                    continue;
+                }
+                Hit hit = new Hit(shelf.texts[slot], score);
                 if (best.size() < k) {
                     best.add(hit);
                 } else if (best.comparator().compare(hit, best.peek()) > 0) {
@@ -122,12 +138,36 @@ public final class MemoryIndex {
         } finally {
             lock.readLock().unlock();
         }
-        List<String> ranked = new ArrayList<>(best.size());
+        List<Hit> ranked = new ArrayList<>(best.size());
         while (!best.isEmpty()) {
-            ranked.add(best.poll().text());
+            ranked.add(best.poll());
         }
         Collections.reverse(ranked);
         return ranked;
+    }
+
+    /**
+     * The ids of {@code scope} that are over its bound, oldest first: every entry written before
+     * {@code writtenBefore}, and beyond that the oldest until at most {@code keep} remain.
+     */
+    public List<String> overBound(String scope, int keep, long writtenBefore) {
+        return reading(() -> {
+            Shelf shelf = shelves.get(scope);
+            if (shelf == null) {
+                return List.of();
+            }
+            List<String> over = new ArrayList<>();
+            int remaining = shelf.entries.size();
+            // Oldest first: once an entry is young enough and within the count, every later one is too.
+            for (Aged entry : shelf.byAge) {
+                if (remaining <= keep && entry.writtenAt() >= writtenBefore) {
+                    break;
+                }
+                over.add(entry.id());
+                remaining--;
+            }
+            return over;
+        });
     }
 
     // Eight independent sums the CPU can overlap: a fifth faster than four on this project's bench machine.
@@ -167,28 +207,104 @@ public final class MemoryIndex {
         }
     }
 
-    private void release(String text) {
-        int slot = slotOfText.get(text);
-        if (--references[slot] > 0) {
-            return;
+    private void removeFrom(String scope, String id) {
+        Shelf shelf = shelves.get(scope);
+        shelf.remove(id);
+        if (shelf.entries.isEmpty()) {
+            shelves.remove(scope);
         }
-        // The last slot moves into the freed one, keeping the array dense.
-        int last = size - 1;
-        slotOfText.remove(text);
-        if (slot != last) {
-            texts[slot] = texts[last];
-            references[slot] = references[last];
-            System.arraycopy(vectors, last * dimension, vectors, slot * dimension, dimension);
-            slotOfText.put(texts[slot], slot);
-        }
-        texts[last] = null;
-        size--;
     }
 
-    private void grow() {
-        int capacity = texts.length * 2;
-        texts = Arrays.copyOf(texts, capacity);
-        references = Arrays.copyOf(references, capacity);
-        vectors = Arrays.copyOf(vectors, capacity * dimension);
+    /** An entry as retention and time travel see it. */
+    private record Aged(String id, String text, long writtenAt) {
+        static final Comparator<Aged> OLDEST_FIRST = Comparator.comparingLong(Aged::writtenAt)
+                .thenComparing(Aged::id);
+    }
+
+    /** One scope's memories: a dense array of distinct texts and their vectors, and its entries by age. */
+    private static final class Shelf {
+        private final int dimension;
+        private final Map<String, Aged> entries = new HashMap<>();
+        private final NavigableSet<Aged> byAge = new TreeSet<>(Aged.OLDEST_FIRST);
+        private final Map<String, Integer> slotOfText = new HashMap<>();
+        private int[] references = new int[16];
+        /** When each text was first written, for searches as of a time. */
+        private long[] earliest = new long[16];
+        private String[] texts = new String[16];
+        private float[] vectors;
+        private int size;
+
+        Shelf(int dimension) {
+            this.dimension = dimension;
+            this.vectors = new float[16 * dimension];
+        }
+
+        void put(String id, String text, long writtenAt, float[] unitVector) {
+            Aged entry = new Aged(id, text, writtenAt);
+            Aged previous = entries.put(id, entry);
+            if (entry.equals(previous)) {
+                return;
+            }
+            if (previous != null) {
+                byAge.remove(previous);
+                release(previous);
+            }
+            byAge.add(entry);
+            Integer slot = slotOfText.get(text);
+            if (slot != null) {
+                references[slot]++;
+                earliest[slot] = Math.min(earliest[slot], writtenAt);
+                return;
+            }
+            if (size == texts.length) {
+                grow();
+            }
+            texts[size] = text;
+            references[size] = 1;
+            earliest[size] = writtenAt;
+            System.arraycopy(unitVector, 0, vectors, size * dimension, dimension);
+            slotOfText.put(text, size);
+            size++;
+        }
+
+        void remove(String id) {
+            Aged entry = entries.remove(id);
+            if (entry != null) {
+                byAge.remove(entry);
+                release(entry);
+            }
+        }
+
+        private void release(Aged entry) {
+            int slot = slotOfText.get(entry.text());
+            if (--references[slot] > 0) {
+                if (earliest[slot] == entry.writtenAt()) {
+                    // The text's first entry went: it now counts from its next one, the first of its text by age.
+                    earliest[slot] = byAge.stream().filter(other -> other.text().equals(entry.text())).findFirst()
+                            .orElseThrow().writtenAt();
+                }
+                return;
+            }
+            // The last slot moves into the freed one, keeping the array dense.
+            int last = size - 1;
+            slotOfText.remove(entry.text());
+            if (slot != last) {
+                texts[slot] = texts[last];
+                references[slot] = references[last];
+                earliest[slot] = earliest[last];
+                System.arraycopy(vectors, last * dimension, vectors, slot * dimension, dimension);
+                slotOfText.put(texts[slot], slot);
+            }
+            texts[last] = null;
+            size--;
+        }
+
+        private void grow() {
+            int capacity = texts.length * 2;
+            texts = Arrays.copyOf(texts, capacity);
+            references = Arrays.copyOf(references, capacity);
+            earliest = Arrays.copyOf(earliest, capacity);
+            vectors = Arrays.copyOf(vectors, capacity * dimension);
+        }
     }
 }

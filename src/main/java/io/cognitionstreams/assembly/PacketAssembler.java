@@ -175,6 +175,7 @@ public final class PacketAssembler {
                         .setTimestamp(request.getTimestamp())
                         .setRetryCount(request.getRetryCount() > 0 ? request.getRetryCount() : null)
                         .setCouncilId(request.getCouncilId())
+                        .setMemoryScope(request.getMemoryScope())
                         .build())
                 .setRequestId(request.getRequestId())
                 .setSessionId(request.getSessionId())

@@ -2,6 +2,7 @@ package io.cognitionstreams.assembly;
 
 import io.cognitionstreams.council.CouncilIds;
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.schema.CognitionRequest;
 
 /** Rules a cognition request must meet before it is assembled; a broken one is dead-lettered with the rule. */
@@ -42,6 +43,12 @@ public final class RequestValidator {
             CouncilIds.problem(request.getCouncilId()).ifPresent(problem -> {
                 throw new InvalidRecordException(problem + " (leave council_id out for council "
                         + CouncilIds.DEFAULT + ")");
+            });
+        }
+        if (request.getMemoryScope() != null) {
+            MemoryScopes.problem(request.getMemoryScope()).ifPresent(problem -> {
+                throw new InvalidRecordException(problem + " (leave memory_scope out for the session's own, "
+                        + MemoryScopes.ofSession(request.getSessionId()) + ")");
             });
         }
         return request;

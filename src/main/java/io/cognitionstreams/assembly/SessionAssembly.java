@@ -12,6 +12,7 @@ import io.cognitionstreams.council.CouncilIds;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
+import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
@@ -105,11 +106,11 @@ public final class SessionAssembly {
     static final int MAX_PERSONAS_NAMED = 50;
 
     private final PacketAssembler assembler;
-    private final AssemblyInput.MemorySearch episodic;
+    private final EpisodicMemory episodic;
     private final int autoContinueSteps;
 
     /** @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none */
-    public SessionAssembly(PacketAssembler assembler, AssemblyInput.MemorySearch episodic, int autoContinueSteps) {
+    public SessionAssembly(PacketAssembler assembler, EpisodicMemory episodic, int autoContinueSteps) {
         this.assembler = assembler;
         this.episodic = episodic;
         this.autoContinueSteps = autoContinueSteps;
@@ -124,19 +125,26 @@ public final class SessionAssembly {
         CognitionRequest valid = RequestValidator.requireValid(unchecked);
         String session = valid.getSessionId();
         SessionState state = memory.state(session);
-        // The council a session named stays its council: a later request need not repeat it, and the packet carries
-        // it so that routing and AutoFix know where to escalate without a join.
-        CognitionRequest request = valid.getCouncilId() == null && state.getCouncilId() != null
-                ? CognitionRequest.newBuilder(valid).setCouncilId(state.getCouncilId()).build() : valid;
+        // The council and the memory scope a session named stay its own: a later request need not repeat them, and
+        // the packet carries them, so that routing and AutoFix know where to escalate and the embedding of the turn's
+        // memory blocks knows their scope, without a join. A session that never named a scope has its own.
+        CognitionRequest request = CognitionRequest.newBuilder(valid)
+                .setCouncilId(valid.getCouncilId() != null ? valid.getCouncilId() : state.getCouncilId())
+                .setMemoryScope(valid.getMemoryScope() != null ? valid.getMemoryScope()
+                        : MemoryScopes.orSession(state.getMemoryScope(), session))
+                .build();
         Optional<Skill> skill = activeSkill(memory, request);
         Persona persona = persona(memory, request);
         TokenCounter counter = assembler.counterFor(request.getTargetModel());
         long historyUntil = request.getHistoryUntil() != null
                 ? Math.min(request.getHistoryUntil(), state.getNextSequence()) : state.getNextSequence();
+        // A re-run turn recalls its scope as it was when the original turn was asked for (memory_as_of).
+        AssemblyInput.MemorySearch recall = episodic.in(request.getMemoryScope(),
+                Optional.ofNullable(request.getMemoryAsOf()));
         PacketAssembler.Assembly assembly;
         try (History recent = memory.newestFirst(session, historyUntil, counter)) {
             assembly = assembler.assemble(new AssemblyInput(request, source,
-                    memory.identity().orElse(IdentityDefaults.TEXT), persona, skill, memory::skills, episodic,
+                    memory.identity().orElse(IdentityDefaults.TEXT), persona, skill, memory::skills, recall,
                     () -> recent, Optional.ofNullable(state.getReanchorProtocol()), memory::tools));
         }
         CognitionPacket packet = CognitionPacket.newBuilder(assembly.packet()).setHistoryUntil(historyUntil).build();
@@ -146,6 +154,7 @@ public final class SessionAssembly {
                     .setReanchorSkill(null)
                     .setReanchorProtocol(null)
                     .setCouncilId(request.getCouncilId())
+                    .setMemoryScope(request.getMemoryScope())
                     .setLastTurn(TurnSettings.newBuilder()
                             .setPersona(request.getPersona())
                             .setActiveSkill(request.getActiveSkill())

@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
         subcommands = {RunCommand.class, ProduceCommand.class, TailCommand.class, TopicsCommand.class,
                 SkillsCommand.class, PersonaCommand.class, IdentityCommand.class, GatekeeperCommand.class,
                 CouncilCommand.class, CheckpointsCommand.class, ReplayCommand.class, ForkCommand.class,
-                RewindCommand.class, SessionCommand.class, BenchCommand.class, SchemaCommand.class,
+                RewindCommand.class, SessionCommand.class, MemoryCommand.class, BenchCommand.class,
+                SchemaCommand.class,
                 McpServerCommand.class, CommandLine.HelpCommand.class})
 public final class CognitionCli {
 

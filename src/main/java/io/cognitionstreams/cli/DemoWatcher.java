@@ -149,8 +149,13 @@ final class DemoWatcher {
     }
 
     private static String oneLine(String text) {
+        return oneLine(text, TEXT_WIDTH);
+    }
+
+    /** {@code text} on one line of at most {@code width} characters: line breaks shown as ⏎, the rest cut with …. */
+    static String oneLine(String text, int width) {
         String flat = text.replace("\n", " ⏎ ");
-        return flat.length() <= TEXT_WIDTH ? flat : flat.substring(0, TEXT_WIDTH - 1) + "…";
+        return flat.length() <= width ? flat : flat.substring(0, width - 1) + "…";
     }
 
     private KafkaConsumer<byte[], byte[]> watchFromEnd() {

@@ -23,6 +23,12 @@ public final class MemoryEntries {
             return Optional.of("memory entry of block " + entry.getBlockId() + " is keyed " + key
                     + "; cognition.memory is keyed by block id");
         }
+        if (entry.getScope() != null) {
+            Optional<String> problem = MemoryScopes.problem(entry.getScope());
+            if (problem.isPresent()) {
+                return Optional.of("memory entry of block " + entry.getBlockId() + ": " + problem.get());
+            }
+        }
         if (!MODEL.equals(entry.getEmbeddingModel())) {
             return Optional.of("embedded with " + entry.getEmbeddingModel() + ", prompts are embedded with " + MODEL);
         }

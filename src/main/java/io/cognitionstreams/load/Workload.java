@@ -31,11 +31,16 @@ public enum Workload {
         this.prompts = prompts;
     }
 
-    /** Request {@code n} of run {@code run}: request id {@code <run>-<n>}, session {@code <run>-s<n / turns>}. */
+    /**
+     * Request {@code n} of run {@code run}: request id {@code <run>-<n>}, session {@code <run>-s<n / turns>}, every
+     * session in the memory scope {@code <run>}, so that memory fills across sessions and every prompt searches it,
+     * as the FULL workload means to measure (a session alone would rarely have a memory of its own yet).
+     */
     public CognitionRequest request(String run, long n, Instant timestamp) {
         return CognitionRequest.newBuilder()
                 .setRequestId(requestId(run, n))
                 .setSessionId(run + "-s" + n / TURNS_PER_SESSION)
+                .setMemoryScope(run)
                 .setUserPrompt(String.format(prompts.get((int) (n % prompts.size())), n))
                 .setPersona("developer")
                 .setTargetModel("gpt-4o")

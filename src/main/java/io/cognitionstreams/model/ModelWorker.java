@@ -101,6 +101,7 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
                     .setPromptTokens(completion.promptTokens())
                     .setCompletionTokens(completion.completionTokens())
                     .setCouncilId(packet.getMeta().getCouncilId())
+                    .setMemoryScope(packet.getMeta().getMemoryScope())
                     .build();
             return new ProducerRecord<>(topics.llmOutputs.name(), record.key(),
                     topics.llmOutputs.valueSerde().serializer().serialize(topics.llmOutputs.name(), output));

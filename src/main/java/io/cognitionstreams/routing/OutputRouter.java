@@ -151,6 +151,7 @@ public final class OutputRouter {
                         .setText(scrubbed.text())
                         .setRedactions(scrubbed.counts())
                         .setTimestamp(output.getTimestamp())
+                        .setMemoryScope(output.getMemoryScope())
                         .build());
             }
         }

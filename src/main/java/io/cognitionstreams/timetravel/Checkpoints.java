@@ -14,8 +14,9 @@ import io.cognitionstreams.topics.Topics;
  * A session's steps. A <em>packet</em> checkpoint is written for every packet the assembly emits: the state just
  * before the model answers, which is where the AutoFix loop travels back to. A <em>verified</em> checkpoint is
  * written when a Verify answer passes its contract. Both hold the source record's position (topic, partition,
- * offset, timestamp), the history reference (the packet's history_until), the request id, the active skill and
- * the retry count: what a replay needs to find the step again on the timeline and resume from it.
+ * offset, timestamp), the history reference (the packet's history_until), the memory scope the packet searched, the
+ * request id, the active skill and the retry count: what a replay needs to find the step again on the timeline and
+ * resume from it with what it saw.
  */
 public final class Checkpoints {
 
@@ -70,6 +71,7 @@ public final class Checkpoints {
                 .setTimeTravel(packet.getMeta().getTimeTravel())
                 .setParentId(packet.getMeta().getParentId())
                 .setOriginSessionId(packet.getMeta().getOriginSessionId())
+                .setMemoryScope(packet.getMeta().getMemoryScope())
                 .build();
     }
 

@@ -34,10 +34,11 @@ import io.cognitionstreams.schema.CognitionRequest;
  * </ul>
  * Both keep each original's prompt, persona, skill, task, model, MTU and timestamp, and set {@code parent_id}
  * to the original's packet (its request id when it never had one) and {@code origin_session_id} to the original's
- * session, so every record of the re-run points back to where it came from. Both set {@code time_travel}, which
- * every record of the re-run carries on, so that none of its tool calls executes: a replay's are answered from the
- * original's recorded results, a fork's recorded as not executed, unless the fork was asked to run them
- * (FORK_EXECUTE).
+ * session, so every record of the re-run points back to where it came from. Both search episodic memory as the
+ * original did: the scope its packet searched (a fork too, so it recalls its original's memories), as of its
+ * packet's time. Both set {@code time_travel}, which every record of the re-run carries on, so that none of its
+ * tool calls executes: a replay's are answered from the original's recorded results, a fork's recorded as not
+ * executed, unless the fork was asked to run them (FORK_EXECUTE).
  */
 public final class ReplayPlan {
 
@@ -180,14 +181,26 @@ public final class ReplayPlan {
         return answered;
     }
 
+    /**
+     * The original re-sent: with its packet's checkpoint, it searches the memory that packet searched, its scope as
+     * it was when the original was asked for (the packet's timestamp is its request's), so what was remembered since
+     * is not recalled. An original that was itself a re-run keeps the time it searched as of.
+     */
     private static CognitionRequest.Builder derived(CognitionRequest original, String session, String requestId,
                                                     Checkpoint packet) {
-        return CognitionRequest.newBuilder(original)
+        CognitionRequest.Builder derived = CognitionRequest.newBuilder(original)
                 .setRequestId(requestId)
                 .setSessionId(session)
                 .setParentId(packet != null ? packet.getPacketId() : original.getRequestId())
                 .setOriginSessionId(original.getSessionId())
                 .setRetryCount(0)
                 .setRetryReason(null);
+        if (packet != null) {
+            derived.setMemoryAsOf(original.getMemoryAsOf() != null ? original.getMemoryAsOf() : packet.getTimestamp());
+            if (packet.getMemoryScope() != null) {
+                derived.setMemoryScope(packet.getMemoryScope());
+            }
+        }
+        return derived;
     }
 }

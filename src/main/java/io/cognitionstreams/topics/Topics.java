@@ -194,8 +194,8 @@ public final class Topics {
                 "`cognition persona load`, `run` at start (the built-ins it lacks) -> assembly (global table), "
                         + "governance (audit, letters)");
         memory = add(COGNITION_MEMORY, MemoryEntry.class, COMPACTED, "block_id",
-                "assembly (embeds channel.memory) -> assembly's episodic memory (global store), "
-                        + "governance (letters)");
+                "assembly (embeds channel.memory, tombstones past retention), `cognition memory forget` -> "
+                        + "assembly's episodic memory (global store), governance (letters), `cognition memory`");
         events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(), SESSION,
                 "every topology -> monitoring");
         deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),

@@ -128,6 +128,27 @@ public final class GlobalMirror {
     public static <V> SortedMap<String, V> snapshot(Map<String, Object> clientConfig, Topic<String, V> topic,
                                                     Check<V> check) {
         SortedMap<String, V> held = new TreeMap<>();
+        replay(clientConfig, topic, check, new Listener<>() {
+            @Override
+            public void put(String key, V value) {
+                held.put(key, value);
+            }
+
+            @Override
+            public void delete(String key) {
+                held.remove(key);
+            }
+        });
+        return held;
+    }
+
+    /**
+     * Tells {@code listener} every change a mirror of {@code topic} would apply, in order, read as
+     * {@link #snapshot} reads: for a command that keeps its own view of the records, as a capability's listener
+     * does, rather than every record whole.
+     */
+    public static <V> void replay(Map<String, Object> clientConfig, Topic<String, V> topic, Check<V> check,
+                                  Listener<V> listener) {
         Deserializer<V> values = topic.valueSerde().deserializer();
         TopicReader.readToEnd(clientConfig, topic.name(), Optional.empty(), record -> {
             String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
@@ -136,7 +157,7 @@ public final class GlobalMirror {
             }
             if (record.value() == null) {
                 if (check.refuseDeletion(key).isEmpty()) {
-                    held.remove(key);
+                    listener.delete(key);
                 }
                 return;
             }
@@ -147,10 +168,9 @@ public final class GlobalMirror {
                 return;
             }
             if (check.refuse(key, value).isEmpty()) {
-                held.put(key, value);
+                listener.put(key, value);
             }
         });
-        return held;
     }
 
     /** Applies one record to the store; never throws, because nothing on the global thread may. */

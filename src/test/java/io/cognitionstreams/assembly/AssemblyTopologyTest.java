@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,6 @@ import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
-import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
@@ -68,6 +68,8 @@ class AssemblyTopologyTest {
 
     /** Turns a session may take on its own after its tool results, in these tests. */
     private static final int AUTO_CONTINUE = 2;
+    /** Small enough to reach in a test: three memories a scope, a day each. */
+    private static final MemoryRetention RETENTION = new MemoryRetention(3, Duration.ofDays(1));
 
     /**
      * Stands in for the compression chain (CompressionChainTest covers the real one): keeps the longest prefix
@@ -110,8 +112,10 @@ class AssemblyTopologyTest {
     private TopologyTestDriver start(Path dir) {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), AUTO_CONTINUE);
-        TopologyTestDriver started = Drivers.driver(builder.build(), dir);
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), AUTO_CONTINUE,
+                RETENTION);
+        // The wall clock an hour after the records' time, as it would be live: retention judges ages by it.
+        TopologyTestDriver started = Drivers.driver(builder.build(), dir, Records.T0.plus(Duration.ofHours(1)));
         requests = TopicDriver.input(started, topics.requests);
         rawRequests = TopicDriver.raw(started, topics.requests);
         outputs = TopicDriver.input(started, topics.llmOutputs);
@@ -384,17 +388,19 @@ class AssemblyTopologyTest {
     }
 
     @Test
-    void rememberedBlocksAreEmbeddedOnceAndTheMostSimilarReachLaterPacketsOfAnySession() {
-        memoryBlocks.pipeInput("s0", memoryBlock("b1", "VERIFY: the database backup restored in four minutes."));
-        memoryBlocks.pipeInput("s0", memoryBlock("b2", "THOUGHT_SEED: try a canary deploy for the payment service."));
+    void rememberedBlocksAreEmbeddedOnceAndTheMostSimilarReachLaterPacketsOfTheirScope() {
+        memoryBlocks.pipeInput("s0", memoryBlock("b1", "VERIFY: the database backup restored in four minutes.")
+                .setMemoryScope("ops").build());
+        memoryBlocks.pipeInput("s0", memoryBlock("b2", "THOUGHT_SEED: try a canary deploy for the payment service.")
+                .setMemoryScope("ops").build());
         List<org.apache.kafka.streams.test.TestRecord<String, MemoryEntry>> written = memories.readRecordsToList();
         assertThat(written).extracting(org.apache.kafka.streams.test.TestRecord::key).containsExactly("b1", "b2");
         assertThat(written.get(0).value().getEmbedding()).hasSize(384);
-        // The entries come back through the compacted topic into every instance's global store.
-        TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
-        written.forEach(record -> memoryTopic.pipeInput(record.key(), record.value()));
+        assertThat(written).extracting(record -> record.value().getScope()).containsOnly("ops");
+        remember(written.stream().map(org.apache.kafka.streams.test.TestRecord::value).toList());
 
-        requests.pipeInput("s2", Records.request("s2", "How long does restoring the database backup take?").build());
+        requests.pipeInput("s2", Records.request("s2", "How long does restoring the database backup take?")
+                .setMemoryScope("ops").build());
 
         String context = packets.readValue().getHeader().getContext();
         assertThat(context).contains("[RAG Knowledge]", "restored in four minutes");
@@ -402,14 +408,103 @@ class AssemblyTopologyTest {
                 ? Integer.MAX_VALUE : context.indexOf("canary"));
     }
 
+    /**
+     * Two tenants with memories that answer each other's questions, and a session that names no scope: each sees
+     * its own scope's memories and nothing of the others', however similar.
+     */
+    @Test
+    void twoScopesNeverSeeEachOthersMemoriesAndASessionWithoutOneSeesOnlyItsOwn() {
+        memoryBlocks.pipeInput("a1", memoryBlock("a-b1", "THOUGHT_SEED: tenant A restores its database backup from "
+                + "the Frankfurt bucket.").setSessionId("a1").setMemoryScope("tenant-a").build());
+        memoryBlocks.pipeInput("b1", memoryBlock("b-b1", "THOUGHT_SEED: tenant B restores its database backup from "
+                + "the Oregon bucket.").setSessionId("b1").setMemoryScope("tenant-b").build());
+        memoryBlocks.pipeInput("loner", memoryBlock("l-b1", "VERIFY: the loner's database backup restored from "
+                + "tape.").setSessionId("loner").build());
+        List<MemoryEntry> written = memories.readValuesToList();
+        assertThat(written).extracting(MemoryEntry::getScope)
+                .containsExactly("tenant-a", "tenant-b", "session/loner");
+        remember(written);
+        String question = "Where do we restore the database backup from?";
+
+        requests.pipeInput("a2", Records.request("a2", question).setMemoryScope("tenant-a").build());
+        requests.pipeInput("b2", Records.request("b2", question).setMemoryScope("tenant-b").build());
+        requests.pipeInput("loner", Records.request("loner", question).build());
+        requests.pipeInput("other", Records.request("other", question).build());
+
+        Map<String, String> contexts = packets.readValuesToList().stream().collect(
+                java.util.stream.Collectors.toMap(CognitionPacket::getSessionId, p -> p.getHeader().getContext()));
+        assertThat(contexts.get("a2")).contains("Frankfurt").doesNotContain("Oregon", "tape");
+        assertThat(contexts.get("b2")).contains("Oregon").doesNotContain("Frankfurt", "tape");
+        assertThat(contexts.get("loner")).contains("tape").doesNotContain("Frankfurt", "Oregon");
+        assertThat(contexts.get("other")).doesNotContain("[RAG Knowledge]", "Frankfurt", "Oregon", "tape");
+    }
+
+    @Test
+    void anEntryCarriesWhereAndWhenItWasWrittenAndAReRunTurnRecallsOnlyWhatWasWrittenByItsTime() {
+        memoryBlocks.pipeInput("s1", memoryBlock("b1", "VERIFY: the database backup restored in four minutes.")
+                .setMemoryScope("ops").setRequestId("r-early").build(), Records.T0.plusSeconds(10));
+        memoryBlocks.pipeInput("s1", memoryBlock("b2", "VERIFY: the nightly database backup took an hour.")
+                .setMemoryScope("ops").build(), Records.T0.plusSeconds(100));
+        List<MemoryEntry> written = memories.readValuesToList();
+        assertThat(written).extracting(MemoryEntry::getWrittenAt)
+                .containsExactly(Records.T0.plusSeconds(10), Records.T0.plusSeconds(100));
+        assertThat(written).extracting(MemoryEntry::getSourceTopic, MemoryEntry::getSourcePartition,
+                MemoryEntry::getSourceOffset).containsExactly(tuple("channel.memory", 0, 0L),
+                tuple("channel.memory", 0, 1L));
+        assertThat(written.get(0).getRequestId()).isEqualTo("r-early");
+        remember(written);
+        String question = "How long does restoring the database backup take?";
+
+        requests.pipeInput("s2", Records.request("s2", question).setMemoryScope("ops").build());
+        requests.pipeInput("s2", Records.request("s2", question).setRequestId("r2")
+                .setMemoryAsOf(Records.T0.plusSeconds(50)).build());
+        requests.pipeInput("s2", Records.request("s2", question).setRequestId("r3")
+                .setMemoryAsOf(Records.T0.plusSeconds(10)).build());
+        requests.pipeInput("s2", Records.request("s2", question).setRequestId("r4")
+                .setMemoryAsOf(Records.T0).build());
+
+        List<String> contexts = packets.readValuesToList().stream().map(p -> p.getHeader().getContext()).toList();
+        assertThat(contexts.get(0)).as("a live turn").contains("four minutes", "an hour");
+        assertThat(contexts.get(1)).contains("four minutes").doesNotContain("an hour");
+        assertThat(contexts.get(2)).as("written at the very time").contains("four minutes");
+        assertThat(contexts.get(3)).doesNotContain("[RAG Knowledge]");
+    }
+
+    @Test
+    void aSessionKeepsTheScopeItNamedAndItsPacketsCarryIt() {
+        requests.pipeInput("s1", Records.request("s1", "first").setMemoryScope("ops").build());
+        requests.pipeInput("s1", Records.request("s1", "second").setRequestId("s1-r2").build());
+        requests.pipeInput("s1", Records.request("s1", "third").setRequestId("s1-r3").setMemoryScope("dev").build());
+        requests.pipeInput("s2", Records.request("s2", "alone").build());
+
+        assertThat(packets.readValuesToList()).extracting(p -> p.getMeta().getMemoryScope())
+                .containsExactly("ops", "ops", "dev", "session/s2");
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get("s1").getMemoryScope()).isEqualTo("dev");
+    }
+
+    @Test
+    void aRequestOrABlockNamingAScopeNoOneCouldIsADeadLetter() {
+        requests.pipeInput("s1", Records.request("s1", "go").setMemoryScope(" ").build());
+        memoryBlocks.pipeInput("s1", memoryBlock("b1", "VERIFY: fine").setMemoryScope("ops\u001b[31m").build());
+
+        assertThat(deadLetters.readValuesToList()).extracting(DeadLetter::getErrorKind, DeadLetter::getReason)
+                .containsExactly(tuple(ErrorKind.VALIDATION, "memory scope is empty (leave memory_scope out for the "
+                        + "session's own, session/s1)"), tuple(ErrorKind.VALIDATION, "memory block b1: memory scope "
+                        + "'ops?[31m' holds a control character"));
+        assertThat(packets.isEmpty()).isTrue();
+        assertThat(memories.isEmpty()).isTrue();
+    }
+
     @Test
     void aRepeatedMemoryIsRecalledOnceAndATombstoneOrAForeignModelKeepsAnEntryOut() {
-        memoryBlocks.pipeInput("s0", memoryBlock("b1", "VERIFY: the database backup restored in four minutes."));
-        memoryBlocks.pipeInput("s0", memoryBlock("b2", "VERIFY: the database backup restored in four minutes."));
-        memoryBlocks.pipeInput("s0", memoryBlock("b3", "VERIFY: the nightly database backup took an hour."));
+        String restored = "VERIFY: the database backup restored in four minutes.";
+        memoryBlocks.pipeInput("s2", memoryBlock("b1", restored).build());
+        memoryBlocks.pipeInput("s2", memoryBlock("b2", restored).build());
+        memoryBlocks.pipeInput("s2", memoryBlock("b3", "VERIFY: the nightly database backup took an hour.").build());
         List<MemoryEntry> written = memories.readValuesToList();
+        remember(written);
         TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
-        written.forEach(entry -> memoryTopic.pipeInput(entry.getBlockId(), entry));
         // Another model's vectors are not comparable with our prompts': refused, whatever they contain.
         memoryTopic.pipeInput("b4", MemoryEntry.newBuilder(written.get(0)).setBlockId("b4")
                 .setText("VERIFY: restoring the database backup took four days.").setEmbeddingModel("other").build());
@@ -426,10 +521,55 @@ class AssemblyTopologyTest {
                 .doesNotContain("took an hour");
     }
 
-    private static RoutedBlock memoryBlock(String id, String text) {
-        return RoutedBlock.newBuilder().setBlockId(id).setOutputId("o").setPacketId("p").setRequestId("r")
-                .setSessionId("s0").setMarker(Marker.VERIFY).setSequence(0).setBlockCount(1)
-                .setChannel("memory").setText(text).setTimestamp(Records.T0).build();
+    @Test
+    void aScopePastItsCountForgetsItsOldestWithATombstoneAsTheNextIsWritten() {
+        for (int i = 1; i <= 3; i++) {
+            memoryBlocks.pipeInput("s1", memoryBlock("b" + i, "VERIFY: backup drill " + i + " restored the database.")
+                    .setMemoryScope("ops").build(), Records.T0.plusSeconds(i));
+        }
+        memoryBlocks.pipeInput("s9", memoryBlock("other", "VERIFY: another scope's backup drill.")
+                .setMemoryScope("dev").build(), Records.T0);
+        remember(memories.readValuesToList());
+
+        memoryBlocks.pipeInput("s1", memoryBlock("b4", "VERIFY: backup drill 4 restored the database.")
+                .setMemoryScope("ops").build(), Records.T0.plusSeconds(4));
+
+        List<org.apache.kafka.streams.test.TestRecord<String, MemoryEntry>> written = memories.readRecordsToList();
+        assertThat(written).extracting(org.apache.kafka.streams.test.TestRecord::key).containsExactly("b4", "b1");
+        assertThat(written.get(1).value()).as("a tombstone").isNull();
+        written.forEach(record -> TopicDriver.input(driver, topics.memory).pipeInput(record.key(), record.value()));
+        requests.pipeInput("s2", Records.request("s2", "Did the backup drill restore the database?")
+                .setMemoryScope("ops").build());
+        assertThat(packets.readValue().getHeader().getContext()).contains("drill 4", "drill 3", "drill 2")
+                .doesNotContain("drill 1");
+    }
+
+    @Test
+    void everyMinuteTheSweepForgetsWhatAgedPastTheBoundInEveryScope() {
+        memoryBlocks.pipeInput("s1", memoryBlock("old", "VERIFY: an old lesson.").setMemoryScope("ops").build(),
+                Records.T0);
+        memoryBlocks.pipeInput("s1", memoryBlock("new", "VERIFY: a new lesson.").setMemoryScope("ops").build(),
+                Records.T0.plus(Duration.ofHours(12)));
+        memoryBlocks.pipeInput("s9", memoryBlock("gone", "VERIFY: another old lesson.").build(), Records.T0);
+        remember(memories.readValuesToList());
+
+        driver.advanceWallClockTime(Duration.ofHours(23));
+        assertThat(memories.isEmpty()).as("nothing is a day old yet").isTrue();
+        driver.advanceWallClockTime(Duration.ofMinutes(1));
+
+        assertThat(memories.readRecordsToList()).extracting(org.apache.kafka.streams.test.TestRecord::key,
+                org.apache.kafka.streams.test.TestRecord::value).containsExactly(tuple("old", null),
+                tuple("gone", null));
+    }
+
+    /** The entries come back through the compacted topic into every instance's global store. */
+    private void remember(List<MemoryEntry> entries) {
+        TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
+        entries.forEach(entry -> memoryTopic.pipeInput(entry.getBlockId(), entry));
+    }
+
+    private static RoutedBlock.Builder memoryBlock(String id, String text) {
+        return Records.memoryBlock(id, "s2", text);
     }
 
     @Test
@@ -461,7 +601,8 @@ class AssemblyTopologyTest {
                 OutputLimits.DEFAULT_MAX_REQUEST_BYTES, Map.of(Topics.COGNITION_PACKETS, small)));
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, narrow, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), 0);
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), 0,
+                RETENTION);
         try (TopologyTestDriver narrowDriver = Drivers.driver(builder.build(), other)) {
             TopicDriver.input(narrowDriver, narrow.requests).pipeInput("s1", Records.request("s1",
                     "Summarize this log: " + "disk ok; ".repeat(3000)).setMtu(100_000).build());

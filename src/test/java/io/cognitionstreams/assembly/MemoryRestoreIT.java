@@ -23,6 +23,7 @@ import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.SharedBroker;
+import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -42,8 +43,10 @@ class MemoryRestoreIT {
         Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
         RoutedBlock block = RoutedBlock.newBuilder().setBlockId("restore-" + run).setOutputId("o").setPacketId("p")
                 .setRequestId("r").setSessionId("s-" + run).setMarker(Marker.VERIFY).setSequence(0)
-                .setBlockCount(1).setChannel("memory").setText(text).setTimestamp(Instant.now()).build();
+                .setBlockCount(1).setChannel("memory").setText(text).setTimestamp(Instant.now())
+                .setMemoryScope("restore-" + run).build();
         Kafka.send(bootstrap, topics.memory, block.getBlockId(), EpisodicMemory.remember(block,
+                new EpisodicMemory.Source(Topics.channelTopic(Channel.MEMORY), 0, 0, Instant.now()),
                 MiniLmEmbedder.shared()));
 
         try (CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, "it-memory-" + run,
@@ -52,7 +55,7 @@ class MemoryRestoreIT {
             String session = "ask-" + run;
             Kafka.send(bootstrap, topics.requests, session, Records.request(session,
                     "How long does restoring the " + run + " glacier archive take?").setRequestId("q-" + run)
-                    .setTimestamp(Instant.now()).build());
+                    .setMemoryScope("restore-" + run).setTimestamp(Instant.now()).build());
 
             List<CognitionPacket> packets = Kafka.readUntil(bootstrap, topics.packets,
                     packet -> packet.getRequestId().equals("q-" + run), seen -> !seen.isEmpty(),

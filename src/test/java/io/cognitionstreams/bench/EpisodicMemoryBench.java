@@ -32,6 +32,9 @@ import io.cognitionstreams.embeddings.Vectors;
 @Fork(1)
 public class EpisodicMemoryBench {
 
+    /** Every memory in one scope: a search scans one scope's shelf, so this is the size that matters. */
+    private static final String SCOPE = "bench";
+
     @Param({"1000", "10000", "100000"})
     public int memories;
 
@@ -45,7 +48,7 @@ public class EpisodicMemoryBench {
         Random random = new Random(42);
         index = new MemoryIndex();
         for (int i = 0; i < memories; i++) {
-            index.put("b" + i, "memory " + i, Vectors.unit(gaussian(random)));
+            index.put("b" + i, SCOPE, "memory " + i, 0, Vectors.unit(gaussian(random)));
         }
         queries = new float[64][];
         for (int i = 0; i < queries.length; i++) {
@@ -61,9 +64,9 @@ public class EpisodicMemoryBench {
     }
 
     @Benchmark
-    public List<String> searchTop3() {
+    public List<MemoryIndex.Hit> searchTop3() {
         // Random unit vectors are nearly orthogonal, so the threshold is 0 to make every entry a candidate.
-        return index.nearest(queries[next++ & 63], 3, 0.0);
+        return index.nearest(SCOPE, queries[next++ & 63], 3, 0.0, Long.MAX_VALUE);
     }
 
     @Benchmark

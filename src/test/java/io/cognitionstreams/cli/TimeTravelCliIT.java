@@ -34,6 +34,7 @@ import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.MemoryProbe;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.timetravel.ReplayPlan;
@@ -43,8 +44,9 @@ import io.cognitionstreams.topics.Topics;
  * `checkpoints`, `replay`, `fork` and `rewind` against a running instance. A three-turn session is replayed from
  * its first checkpoint: with the replay model every packet and every routed block is the same as the first run's,
  * ids aside. A fork rebuilds the same session under a new id, every record pointing back to its original packet.
- * The turns use transcripts without VERIFY or THOUGHT_SEED blocks: those become episodic memories shared by every
- * session, which a later replay would see and the first run did not (docs/timetravel.md).
+ * The session works in a memory scope that holds a memory before it starts, which its turns recall, and that learns
+ * more after it ends, which a live turn recalls; the replay and the fork search the scope as it was at each original
+ * turn, so their packets are still the originals'. The turns' own transcripts have no VERIFY or THOUGHT_SEED block.
  */
 @ExtendWith(SharedBroker.class)
 class TimeTravelCliIT {
@@ -52,6 +54,10 @@ class TimeTravelCliIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final List<String> PROMPTS = List.of("Triage the parser crash reported this morning.",
             "Clean up the disk on the build server.", "Triage the crash again with the new stack trace.");
+    /** In the scope before the session: its turns recall it. */
+    private static final String KNOWN = "the parser crash reproduced on an empty header line in build 812";
+    /** Learnt after the session: a live turn recalls it, a replayed one must not. */
+    private static final String LEARNT_LATER = "the parser crash reported this morning is fixed in build 813";
 
     @Test
     void aReplayGivesTheSamePacketsAndBlocksAndAForkPointsBackToItsOrigin(EmbeddedKafkaBroker broker,
@@ -63,11 +69,15 @@ class TimeTravelCliIT {
         try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
             runtime.awaitRunning(TIMEOUT);
             Topics topics = runtime.topics();
+            String scope = "team-" + run;
+            remember(bootstrap, topics, "before-" + run, scope, KNOWN);
             RecordMetadata firstRequest = null;
             for (int turn = 1; turn <= PROMPTS.size(); turn++) {
                 String requestId = session + "-r" + turn;
+                // Named on the first turn only: the session keeps its scope.
                 RecordMetadata sent = Kafka.send(bootstrap, topics.requests, session, Records.request(session,
-                        PROMPTS.get(turn - 1)).setRequestId(requestId).setTimestamp(Instant.now()).build());
+                        PROMPTS.get(turn - 1)).setRequestId(requestId).setMemoryScope(turn == 1 ? scope : null)
+                        .setTimestamp(Instant.now()).build());
                 firstRequest = firstRequest == null ? sent : firstRequest;
                 // An agent waits for the answer, and for the result of the call it made, before its next turn; so
                 // does this session. Each prompt's answer has one EXECUTE, denied here (no skill is active).
@@ -90,6 +100,8 @@ class TimeTravelCliIT {
                         + session + "-r" + (turn + 1) + "$");
             }
 
+            remember(bootstrap, topics, "after-" + run, scope, LEARNT_LATER);
+
             Cli replay = Cli.run("replay", "--session", session, "--to", "0", "--progress-every", "1",
                     "--bootstrap-servers", bootstrap);
             assertThat(replay.exitCode()).as(replay.err()).isZero();
@@ -103,7 +115,10 @@ class TimeTravelCliIT {
             assertThat(replayed).allSatisfy(packet -> assertThat(ReplayPlan.isReplay(packet.getRequestId())).isTrue());
             assertThat(replayed).extracting(packet -> packet.getMeta().getParentId())
                     .containsExactlyElementsOf(originals.stream().map(p -> p.getMeta().getPacketId()).toList());
+            assertThat(originals.get(0).getHeader().getContext()).contains(KNOWN).doesNotContain(LEARNT_LATER);
+            assertThat(originals).extracting(packet -> packet.getMeta().getMemoryScope()).containsOnly(scope);
             assertThat(replayed.stream().map(TimeTravelCliIT::idsAside).toList())
+                    .as("the same packets, recalling what the scope held then and nothing learnt since")
                     .isEqualTo(originals.stream().map(TimeTravelCliIT::idsAside).toList());
             assertThat(replayed).extracting(packet -> packet.getMeta().getTimeTravel()).containsOnly(TimeTravel.REPLAY);
             // The replayed turns' calls point at the originals' calls, and are answered, never executed.
@@ -169,6 +184,17 @@ class TimeTravelCliIT {
                 assertThat(offsets.get(sessionPartition).offset()).isLessThanOrEqualTo(firstRequest.offset());
             }
         }
+    }
+
+    /**
+     * Writes {@code text} to channel.memory in {@code scope}, as routing would a VERIFY of another session, and asks
+     * in the scope until a live turn recalls it: then the running instance holds it.
+     */
+    private static void remember(String bootstrap, Topics topics, String writer, String scope, String text)
+            throws InterruptedException {
+        Kafka.send(bootstrap, topics.channel(Channel.MEMORY), writer, Records.memoryBlock(writer + "#0", writer,
+                text + ".").setMemoryScope(scope).setTimestamp(Instant.now()).build());
+        MemoryProbe.untilRecalled(bootstrap, topics, writer + "-asks", scope, PROMPTS.get(0), text, TIMEOUT);
     }
 
     /** What must be equal between a first run and its replay: everything but ids, lineage and when. */

@@ -93,6 +93,8 @@ class GovernanceTopologyTest {
         identity.pipeInput(IdentityGovernance.KEY, identity(3, "prime"));
         memory.pipeInput("b1", entry("b1", 383));
         memory.pipeInput("b2", entry("b1", 384));
+        memory.pipeInput("b3", MemoryEntry.newBuilder(entry("b3", 384)).setScope("\t").build());
+        memory.pipeInput("b4", null);
         identity.pipeInput(IdentityGovernance.KEY, null);
         skills.pipeInput("git", skill("git", "1.2.0"));
 
@@ -108,6 +110,8 @@ class GovernanceTopologyTest {
                                 "383 dimensions, all-MiniLM-L6-v2-q vectors have 384"),
                         tuple(ErrorKind.VALIDATION, Topics.COGNITION_MEMORY,
                                 "memory entry of block b1 is keyed b2; cognition.memory is keyed by block id"),
+                        tuple(ErrorKind.VALIDATION, Topics.COGNITION_MEMORY,
+                                "memory entry of block b3: memory scope is empty"),
                         tuple(ErrorKind.VALIDATION, Topics.COGNITION_IDENTITY,
                                 "identity cannot be deleted: only a new version authored by azrael (or azrael and "
                                         + "prime) changes it"));

@@ -118,6 +118,16 @@ class RoutingTopologyTest {
     }
 
     @Test
+    void aMemoryBlockCarriesItsTurnsMemoryScope() {
+        outputs.pipeInput("s1", Records.output("s1", "THOUGHT_SEED: a checklist could be a skill")
+                .setMemoryScope("tenant-a").build());
+        outputs.pipeInput("s2", Records.output("s2", "VERIFY: done").build());
+
+        assertThat(channels.get(Channel.MEMORY).readValuesToList()).extracting(RoutedBlock::getSessionId,
+                RoutedBlock::getMemoryScope).containsExactly(tuple("s1", "tenant-a"), tuple("s2", null));
+    }
+
+    @Test
     void aReplayedTurnsCallNamesTheOriginalCallAtTheSamePlace() {
         outputs.pipeInput("s1", Records.output("s1", "PLAN: a\nEXECUTE: git tag v2\nRESPONSE: mail "
                 + "jane.doe@example.com").setParentId("pk1").setTimeTravel(TimeTravel.REPLAY).setOriginSessionId("s1")

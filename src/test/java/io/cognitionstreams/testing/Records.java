@@ -12,7 +12,10 @@ import io.cognitionstreams.assembly.Personas;
 import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.Persona;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.topics.Channel;
 
 /** Valid records to start tests from; each test changes only what it is about. */
 public final class Records {
@@ -43,6 +46,13 @@ public final class Records {
     public static Persona builtInPersona(CognitionRequest request) {
         return request.getPersona() == null ? Personas.defaultPersona()
                 : Personas.builtIns(T0).get(request.getPersona());
+    }
+
+    /** A block on channel.memory, as routing writes a VERIFY of {@code session}; its scope the session's own. */
+    public static RoutedBlock.Builder memoryBlock(String blockId, String session, String text) {
+        return RoutedBlock.newBuilder().setBlockId(blockId).setOutputId(session + "-out").setPacketId("0a1b2c3d")
+                .setRequestId(session + "-r1").setSessionId(session).setMarker(Marker.VERIFY).setSequence(0)
+                .setBlockCount(1).setChannel(Channel.MEMORY.id()).setText(text).setTimestamp(T0);
     }
 
     public static LlmOutput.Builder output(String session, String text) {

@@ -136,6 +136,36 @@ class ReplayPlanTest {
     }
 
     @Test
+    void aReRunTurnSearchesTheMemoryItsOriginalSearchedAsItWasWhenTheOriginalWasAskedFor() {
+        List<Checkpoint> scoped = checkpoints.stream().map(c -> Checkpoint.newBuilder(c)
+                .setMemoryScope(c.getRequestId().equals("r3") ? "tenant-b" : "tenant-a").build()).toList();
+        List<CognitionRequest> reRun = new ArrayList<>(timeline);
+        // r3 was itself a fork's turn: it searched as of its own original's time, which a re-run of it keeps.
+        reRun.set(3, CognitionRequest.newBuilder(timeline.get(3)).setMemoryAsOf(at(-5)).build());
+
+        ReplayPlan.Plan replay = new ReplayPlan("s", scoped, 1).replay(reRun, "t7");
+        assertThat(replay.requests()).extracting(CognitionRequest::getMemoryScope)
+                .containsExactly("tenant-a", "tenant-b");
+        assertThat(replay.requests()).extracting(CognitionRequest::getMemoryAsOf).as("the packets' times")
+                .containsExactly(at(1), at(-5));
+
+        ReplayPlan.Plan fork = new ReplayPlan("s", scoped, 1).fork(reRun, "f", false);
+        assertThat(fork.requests()).extracting(CognitionRequest::getMemoryScope).as("the original's, not the fork's")
+                .containsExactly("tenant-a", "tenant-a", "tenant-b");
+        assertThat(fork.requests()).extracting(CognitionRequest::getMemoryAsOf)
+                .containsExactly(at(0), at(1), at(-5));
+    }
+
+    @Test
+    void aTurnWhosePacketCheckpointPredatesScopesKeepsItsRequestsScope() {
+        ReplayPlan.Plan plan = new ReplayPlan("s", checkpoints, 1).replay(List.of(timeline.get(1),
+                CognitionRequest.newBuilder(timeline.get(3)).setMemoryScope("named").build()), "t8");
+
+        assertThat(plan.requests()).extracting(CognitionRequest::getMemoryScope).containsExactly(null, "named");
+        assertThat(plan.requests()).extracting(CognitionRequest::getMemoryAsOf).containsExactly(at(1), at(2));
+    }
+
+    @Test
     void anUnknownCheckpointOrALostRequestIsAClearError() {
         assertThatThrownBy(() -> new ReplayPlan("s", checkpoints, 9)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("session s has no checkpoint 9; `cognition checkpoints --session s` lists them");

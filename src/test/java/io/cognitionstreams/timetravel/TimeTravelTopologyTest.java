@@ -80,7 +80,7 @@ class TimeTravelTopologyTest {
     void everyPacketBecomesACheckpointWithItsPositionHistoryReferenceAndStage() {
         start(AutoFixPolicy.defaults());
         CognitionRequest plan = Records.request("s1", "Plan the deploy").build();
-        CognitionRequest verify = verification("r2").setActiveSkill("deploy").build();
+        CognitionRequest verify = verification("r2").setActiveSkill("deploy").setMemoryScope("ops").build();
         requests.pipeInput("s1", plan, Records.T0);
         packets.pipeInput("s1", packet(plan, 0), Records.T0);
         requests.pipeInput("s1", verify, Records.T0.plusSeconds(5));
@@ -105,6 +105,7 @@ class TimeTravelTopologyTest {
         assertThat(second.getRetryCount()).isZero();
         assertThat(second.getBranchId()).isEqualTo(Checkpoints.MAIN_BRANCH);
         assertThat(second.getParentCheckpoint()).isEqualTo("s1/0000000000");
+        assertThat(second.getMemoryScope()).as("what a replay of the step searches again").isEqualTo("ops");
         KeyValueStore<String, Checkpoint> store = driver.getKeyValueStore(TimeTravelTopology.CHECKPOINT_STORE);
         assertThat(store.get("s1/0000000001")).isEqualTo(second);
         assertThat(events.isEmpty()).isTrue();

@@ -59,11 +59,13 @@ class JsonAvroTest {
                     + "'persona':'architect','active_skill':null,'task_instruction_key':'initial_planning',"
                     + "'target_model':'gpt-4o','mtu':4096,'parent_id':null,'retry_count':0,'retry_reason':null,"
                     + "'history_until':null,'auto_continue_step':0,'time_travel':null,"
-                    + "'timestamp':'2026-11-22T10:00:00Z','council_id':null,'origin_session_id':null}");
+                    + "'timestamp':'2026-11-22T10:00:00Z','council_id':null,'origin_session_id':null,"
+                    + "'memory_scope':null,'memory_as_of':null}");
 
     private static final String PACKET =
             j("{'meta':{'packet_id':'0badcafe','parent_id':null,'time_travel':null,'timestamp':'2026-11-22T10:00:00.250Z',"
-                    + "'confidence':0.9,'risk_level':'MED','retry_count':null,'council_id':null,'origin_session_id':null},"
+                    + "'confidence':0.9,'risk_level':'MED','retry_count':null,'council_id':null,'origin_session_id':null,"
+                    + "'memory_scope':null},"
                     + "'request_id':'req-1','session_id':'sess-1','target_model':'gpt-4o',"
                     + "'encoding':'o200k_base','mtu':4096,"
                     + "'header':{'identity':'You are Cognition.','persona':'architect',"
@@ -525,7 +527,7 @@ class JsonAvroTest {
                 "$.sesion_id: unknown field, known fields: [request_id, session_id, user_prompt, "
                         + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
                         + "retry_count, retry_reason, history_until, auto_continue_step, time_travel, timestamp, "
-                        + "council_id, origin_session_id]");
+                        + "council_id, origin_session_id, memory_scope, memory_as_of]");
         assertError(PACKET.replace(j("'reanchor':null"), j("'reanchor':null,'extra':1")),
                 CognitionPacket.class,
                 "$.header.extra: unknown field, known fields: [identity, persona, task_instruction_key, "
@@ -538,7 +540,7 @@ class JsonAvroTest {
                 "$['a b']: unknown field, known fields: [request_id, session_id, user_prompt, "
                         + "persona, active_skill, task_instruction_key, target_model, mtu, parent_id, "
                         + "retry_count, retry_reason, history_until, auto_continue_step, time_travel, timestamp, "
-                        + "council_id, origin_session_id]");
+                        + "council_id, origin_session_id, memory_scope, memory_as_of]");
     }
 
     @Test
