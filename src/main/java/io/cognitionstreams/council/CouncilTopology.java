@@ -1,29 +1,14 @@
 package io.cognitionstreams.council;
 
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
-
-import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.processor.PunctuationType;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
-import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.governance.CouncilKeys;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilDecision;
-import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.signing.Ed25519;
@@ -36,8 +21,9 @@ import io.cognitionstreams.topology.Outputs;
  * The council protocol: council.messages -> {@link Council} over changelogged stores -> role changes on
  * council.roles, decisions on council.decisions, escalations (and clock ticks) on council.messages, escalations
  * on channel.council_chat, and each changed council's state on council.state (once a tick), the public view of
- * the stores for `cognition council` and monitoring. Every output of a message is written in the transaction that commits the message and
- * the state it changed (exactly_once_v2), so a restart neither loses nor repeats a decision.
+ * the stores for `cognition council` and monitoring. Every output of a message is written in the transaction that
+ * commits the message and the state it changed (exactly_once_v2), so a restart neither loses nor repeats a
+ * decision.
  */
 public final class CouncilTopology {
 
@@ -73,7 +59,7 @@ public final class CouncilTopology {
 
         // Keyed by council id, so one task owns each council: its votes meet its proposals without a repartition.
         Outputs.of(builder.stream(topics.councilMessages.name(), topics.councilMessages.consumed())
-                        .process(() -> new Deliberate(settings, new Council(settings, redactor, topics.limits(),
+                        .process(() -> new CouncilProcessors.Deliberate(settings, new Council(settings, redactor, topics.limits(),
                                         appKey)),
                                 Named.as("deliberate"), CLOCK_STORE, ROLES_STORE, PROPOSALS_STORE,
                                 PENDING_VOTES_STORE, DECIDED_STORE, SEEN_STORE), "council")
@@ -92,79 +78,5 @@ public final class CouncilTopology {
     private static <V> void addStore(StreamsBuilder builder, String name, Serde<V> values) {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(),
                 values).withCachingEnabled());
-    }
-
-    /**
-     * Hands each message to the council, and checks the wall clock for deadlines in between. A council's state is
-     * published once a tick when it changed, not per message: a heartbeat flood then costs one record a tick.
-     */
-    private static final class Deliberate implements Processor<String, CouncilMessage, String, SpecificRecord> {
-        private final CouncilSettings settings;
-        private final Council council;
-        private ProcessorContext<String, SpecificRecord> context;
-        private CouncilStore memory;
-        private KeyValueStore<String, Long> clocks;
-        /** Councils whose state changed since it was last published. */
-        private final Set<String> changed = new TreeSet<>();
-
-        Deliberate(CouncilSettings settings, Council council) {
-            this.settings = settings;
-            this.council = council;
-        }
-
-        @Override
-        public void init(ProcessorContext<String, SpecificRecord> context) {
-            this.context = context;
-            clocks = context.getStateStore(CLOCK_STORE);
-            memory = new CouncilStore(clocks, context.getStateStore(ROLES_STORE),
-                    context.getStateStore(PROPOSALS_STORE), context.getStateStore(PENDING_VOTES_STORE),
-                    context.getStateStore(DECIDED_STORE), context.getStateStore(SEEN_STORE),
-                    context.getStateStore(KEYS_STORE));
-            // After a restart a change may have committed without its state: publish every council's once.
-            try (KeyValueIterator<String, Long> councils = clocks.all()) {
-                councils.forEachRemaining(entry -> changed.add(entry.key));
-            }
-            if (!settings.tick().isZero()) {
-                context.schedule(settings.tick(), PunctuationType.WALL_CLOCK_TIME, this::checkWallClock);
-            }
-        }
-
-        @Override
-        public void process(Record<String, CouncilMessage> record) {
-            changed.add(record.value().getCouncilId());
-            Council.Result result = council.handle(memory, record.key(), record.value(),
-                    Instant.ofEpochMilli(context.currentSystemTimeMs()));
-            result.outputs().forEach(this::forward);
-            if (settings.tick().isZero()) {
-                publishChanged(context.currentSystemTimeMs());
-            }
-            // Dead-lettered by DeadLetterHandler, in the same transaction as the outputs above.
-            result.refusal().ifPresent(reason -> {
-                throw new InvalidRecordException(reason);
-            });
-        }
-
-        /** Writes a tick for each council on this task with a deadline past on the wall clock but not on its own. */
-        private void checkWallClock(long wallClock) {
-            List<Council.Output> ticks = new ArrayList<>();
-            try (KeyValueIterator<String, Long> councils = clocks.all()) {
-                councils.forEachRemaining(entry -> council.tick(memory, entry.key, Instant.ofEpochMilli(wallClock))
-                        .ifPresent(ticks::add));
-            }
-            ticks.forEach(this::forward);
-            memory.forgetSeenBefore(wallClock - settings.maxMessageAge().toMillis());
-            publishChanged(wallClock);
-        }
-
-        private void publishChanged(long wallClock) {
-            Instant now = Instant.ofEpochMilli(wallClock);
-            changed.forEach(id -> context.forward(new Record<>(id, council.snapshot(memory, id, now),
-                    wallClock)));
-            changed.clear();
-        }
-
-        private void forward(Council.Output output) {
-            context.forward(new Record<>(output.key(), output.value(), output.timestamp().toEpochMilli()));
-        }
     }
 }
