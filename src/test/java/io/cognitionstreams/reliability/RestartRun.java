@@ -13,7 +13,6 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.function.ToDoubleFunction;
 
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -23,7 +22,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
-import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
@@ -38,42 +36,56 @@ import io.cognitionstreams.topics.Topics;
  * answer (a routed block on a channel, read_committed) of a request sent after it, by an agent whose producer waits
  * for the broker to come back. Each restart is broken down by what the child prints: its broker starting (the new
  * JVM is up), its broker answering, every capability RUNNING. At the end every request must be answered exactly
- * once. {@link RestartIT} runs a short form; {@code bin/kill-restart} runs {@link #main}.
+ * once. A step that stalls is checked for hanging transactions, which a kill can leave on the embedded broker
+ * (docs/reliability.md, "Kill and restart"): named in the failure, or aborted as an operator would and the restart
+ * reported as stalled. {@link RestartIT} runs a short form; {@code bin/kill-restart} runs {@link #main}.
  *
  * <p>{@link CrashRun} kills the app with the broker outside it; this run is the restart a user of the default sees.
  */
 final class RestartRun {
 
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
-    /** How long a restarted child may take to answer; the first start (topics created) is not timed. */
+    /** How long each step of a restart may take: its first answer, then every capability running. */
     private static final Duration ANSWER_TIMEOUT = Duration.ofMinutes(2);
-    /** How long, after its first answer, every capability may take to run: under `run`'s own 90 s. */
-    private static final Duration RUNNING_TIMEOUT = Duration.ofSeconds(60);
+    /** How often a step that is late looks for hanging transactions, from this long after it began. */
+    private static final Duration HANG_CHECK = Duration.ofSeconds(40);
+    /** A transaction silent for this long is hanging: the app's producers time theirs out after 10 s. */
+    private static final Duration HANGING_AFTER = Duration.ofSeconds(30);
     private static final List<Channel> CHANNELS = List.of(Channel.CLI_CHAT, Channel.WEB_CHAT,
             Channel.DISCORD_CHAT, Channel.COUNCIL_CHAT, Channel.MEMORY, Channel.SHELL);
 
     /**
-     * @param rate requests per second the agent sends
-     * @param seed of the pause between the answers' return and the next kill (1 to 5 s)
+     * @param rate         requests per second the agent sends
+     * @param seed         of the pause between the answers' return and the next kill (1 to 5 s)
+     * @param abortHanging abort, as an operator would, a hanging transaction the broker leaves behind after a kill
+     *                     (docs/reliability.md, "Kill and restart") and go on, instead of failing on it
      */
-    record Options(int kills, int rate, long seed) {
+    record Options(int kills, int rate, long seed, boolean abortHanging) {
     }
 
     /**
      * Seconds from a SIGKILL to each step of the restart: the new JVM up (its command parsed, its broker starting),
      * the broker answering, every capability RUNNING, and the first answer to a request sent after the kill. The
      * first answer may come before every capability is RUNNING: one that does not lie on a request's path (the
-     * council, time travel) may still be restoring its stores.
+     * council, time travel) may still be restoring its stores. A restart that stalled on hanging transactions
+     * names those it aborted; its times say nothing about a restart then.
      */
-    record Restart(double jvmUp, double brokerUp, double running, double firstAnswer) {
+    record Restart(double jvmUp, double brokerUp, double running, double firstAnswer,
+                   List<OpenTransaction> aborted) {
         @Override
         public String toString() {
-            return String.format("JVM up %.1f s, broker up %.1f s, running %.1f s, first answer %.1f s", jvmUp,
-                    brokerUp, running, firstAnswer);
+            return String.format("JVM up %.1f s, broker up %.1f s, running %.1f s, first answer %.1f s%s", jvmUp,
+                    brokerUp, running, firstAnswer, aborted.isEmpty() ? ""
+                            : "; stalled on hanging transactions, aborted: " + aborted);
         }
     }
 
     record Report(List<Restart> restarts, Ledger.Verdict verdict, Duration elapsed) {
+
+        /** The restarts that did not stall on a hanging transaction, whose times are a restart's. */
+        List<Restart> clean() {
+            return restarts.stream().filter(restart -> restart.aborted().isEmpty()).toList();
+        }
     }
 
     private RestartRun() {
@@ -93,31 +105,35 @@ final class RestartRun {
         log.printf("kill-restart run %s: %d kills, %d requests/s, seed %d, app log %s%n", run, options.kills(),
                 options.rate(), options.seed(), appLog);
         Random random = new Random(options.seed());
+        Stalls stalls = new Stalls(bootstrap, topics, options.abortHanging(), log);
         ChildApp app = ChildApp.run(appLog, args);
         Traffic traffic = null;
         try {
-            requireRunning(app, appLog);
+            if (!app.awaitRunning(START_TIMEOUT)) {
+                throw new IllegalStateException("the app did not start within " + START_TIMEOUT + "; see " + appLog);
+            }
             // More than any run sends: the agent sends until stopped.
             traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run,
                     Traffic.first(options.rate() * 3_600), options.rate());
             List<Restart> restarts = new ArrayList<>();
             try (Answers answers = new Answers(bootstrap, topics, run)) {
-                awaitAnswer(answers, 0, bootstrap, topics);
+                stalls.await("the first answer", () -> answers.answeredFrom(0));
                 log.printf("answering at %.1f s%n", seconds(started));
                 for (int k = 1; k <= options.kills(); k++) {
                     Thread.sleep(1_000 + random.nextInt(4_000));
                     long firstAfter = traffic.sent();
                     long killed = System.nanoTime();
                     app.kill();
-                    app = ChildApp.run(appLog, args);
-                    long answered = awaitAnswer(answers, firstAfter, bootstrap, topics);
-                    if (!app.awaitRunning(RUNNING_TIMEOUT)) {
-                        throw new AssertionError("answering, but not every capability running " + RUNNING_TIMEOUT
-                                + " later" + hangingTransactions(bootstrap, topics) + "; see " + appLog);
-                    }
+                    ChildApp restarted = ChildApp.run(appLog, args);
+                    app = restarted;
+                    List<OpenTransaction> aborted = new ArrayList<>(stalls.await("an answer after kill " + k,
+                            () -> answers.answeredFrom(firstAfter)));
+                    long answered = answers.lastAnswered();
+                    aborted.addAll(stalls.await("every capability running after kill " + k,
+                            () -> restarted.awaitRunning(Duration.ofMillis(100))));
                     Restart restart = new Restart(since(killed, app.printed(ChildApp.BROKER_STARTING)),
                             since(killed, app.printed(ChildApp.BROKER_UP)),
-                            since(killed, app.printed(ChildApp.RUNNING)), (answered - killed) / 1e9);
+                            since(killed, app.printed(ChildApp.RUNNING)), (answered - killed) / 1e9, aborted);
                     restarts.add(restart);
                     log.printf("kill %d/%d at %.1f s (%d sent): %s%n", k, options.kills(),
                             (killed - started) / 1e9, firstAfter, restart);
@@ -151,34 +167,42 @@ final class RestartRun {
         }
     }
 
-    private static void requireRunning(ChildApp app, Path appLog) throws InterruptedException {
-        if (!app.awaitRunning(START_TIMEOUT)) {
-            app.kill();
-            throw new IllegalStateException("the app did not start within " + START_TIMEOUT + "; see " + appLog);
-        }
-    }
-
-    /** The first answer from {@code first} on; a stall is checked for hanging transactions and fails naming them. */
-    private static long awaitAnswer(Answers answers, long first, String bootstrap, Topics topics) {
-        try {
-            return answers.awaitAnswerFrom(first);
-        } catch (AssertionError stalled) {
-            throw new AssertionError(stalled.getMessage() + hangingTransactions(bootstrap, topics), stalled);
-        }
-    }
-
     /**
-     * Transactions open on the pipeline's partitions for over 30 s, our producers' 10 s transaction timeout long
-     * past: the broker lost their markers (docs/reliability.md, "Broker restart") and readers stop there.
+     * Waits for a step of a restart. A restart normally answers well within a minute; past {@link #HANG_CHECK}
+     * without, and every {@code HANG_CHECK} after, it looks for hanging transactions: aborted and waited past
+     * when allowed, else named in the failure.
      */
-    private static String hangingTransactions(String bootstrap, Topics topics) {
-        try (TransactionWatch watch = new TransactionWatch(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap), "kill-restart-run", bootstrap, topics.all().stream().map(Topic::name).toList(),
-                Duration.ofSeconds(30))) {
-            List<OpenTransaction> hanging = watch.check();
-            return hanging.isEmpty() ? "; no hanging transaction" : "; hanging transactions: " + hanging;
-        } catch (Exception e) {
-            return "; hanging transactions unknown (" + e + ")";
+    private record Stalls(String bootstrap, Topics topics, boolean abortHanging, PrintStream log) {
+
+        interface Step {
+            boolean done() throws Exception;
+        }
+
+        /** @return the hanging transactions aborted on the way */
+        List<OpenTransaction> await(String what, Step step) throws Exception {
+            List<OpenTransaction> aborted = new ArrayList<>();
+            long start = System.nanoTime();
+            long nextCheck = start + HANG_CHECK.toNanos();
+            while (!step.done()) {
+                long now = System.nanoTime();
+                if (now > start + ANSWER_TIMEOUT.toNanos()) {
+                    throw new AssertionError(what + ": nothing within " + ANSWER_TIMEOUT + ", no hanging transaction");
+                }
+                if (now > nextCheck) {
+                    nextCheck = now + HANG_CHECK.toNanos();
+                    List<OpenTransaction> hanging = Hanging.find(bootstrap, topics, HANGING_AFTER);
+                    if (!hanging.isEmpty() && !abortHanging) {
+                        throw new AssertionError(what + ": stalled on hanging transactions the broker lost the "
+                                + "markers of (docs/reliability.md, \"Kill and restart\"): " + hanging);
+                    }
+                    if (!hanging.isEmpty()) {
+                        log.printf("%s: stalled on hanging transactions; aborting them: %s%n", what, hanging);
+                        Hanging.abort(bootstrap, hanging);
+                        aborted.addAll(hanging);
+                    }
+                }
+            }
+            return aborted;
         }
     }
 
@@ -199,6 +223,7 @@ final class RestartRun {
         private final KafkaConsumer<byte[], byte[]> consumer;
         private final Topic<String, RoutedBlock> blocks;
         private final String prefix;
+        private long lastAnswered;
 
         Answers(String bootstrap, Topics topics, String run) {
             this.blocks = topics.channel(Channel.CLI_CHAT);
@@ -219,20 +244,25 @@ final class RestartRun {
             partitions.forEach(consumer::position);
         }
 
-        /** When ({@link System#nanoTime()}) the first block of a request numbered {@code first} or later arrived. */
-        long awaitAnswerFrom(long first) {
-            long deadline = System.nanoTime() + ANSWER_TIMEOUT.toNanos();
-            while (System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(50))) {
-                    RoutedBlock block = blocks.valueSerde().deserializer().deserialize(record.topic(),
-                            record.value());
-                    String request = block.getRequestId();
-                    if (request.startsWith(prefix) && Long.parseLong(request.substring(prefix.length())) >= first) {
-                        return System.nanoTime();
-                    }
+        /**
+         * Reads what arrived in the next 50 ms: whether a block of a request numbered {@code first} or later is
+         * among it, the first such arrival then kept as {@link #lastAnswered}.
+         */
+        boolean answeredFrom(long first) {
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(50))) {
+                RoutedBlock block = blocks.valueSerde().deserializer().deserialize(record.topic(), record.value());
+                String request = block.getRequestId();
+                if (request.startsWith(prefix) && Long.parseLong(request.substring(prefix.length())) >= first) {
+                    lastAnswered = System.nanoTime();
+                    return true;
                 }
             }
-            throw new AssertionError("no answer to request " + first + " or later within " + ANSWER_TIMEOUT);
+            return false;
+        }
+
+        /** When ({@link System#nanoTime()}) the last {@link #answeredFrom} that returned true saw its answer. */
+        long lastAnswered() {
+            return lastAnswered;
         }
 
         @Override
@@ -243,6 +273,9 @@ final class RestartRun {
 
     /** The median and maximum of one figure over the restarts. */
     static String summary(List<Restart> restarts, String name, ToDoubleFunction<Restart> figure) {
+        if (restarts.isEmpty()) {
+            return name + ": no restart to tell";
+        }
         List<Double> sorted = restarts.stream().map(figure::applyAsDouble).sorted(Comparator.naturalOrder())
                 .toList();
         double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
@@ -250,15 +283,19 @@ final class RestartRun {
         return String.format("%s p50 %.1f s, max %.1f s", name, median, sorted.get(sorted.size() - 1));
     }
 
-    /** {@code bin/kill-restart [--kills N] [--rate R] [--seed S]}: the long form. */
+    /** {@code bin/kill-restart [--kills N] [--rate R] [--seed S] [--abort-hanging]}: the long form. */
     public static void main(String[] args) throws Exception {
         Options options = new Options(CrashRun.intArg(args, "--kills", 10), CrashRun.intArg(args, "--rate", 20),
-                Long.parseLong(CrashRun.arg(args, "--seed", String.valueOf(System.currentTimeMillis()))));
+                Long.parseLong(CrashRun.arg(args, "--seed", String.valueOf(System.currentTimeMillis()))),
+                List.of(args).contains("--abort-hanging"));
         Report report = run(Files.createTempDirectory("cognition-restart"), options, System.out);
-        System.out.println(summary(report.restarts(), "kill to JVM up", Restart::jvmUp));
-        System.out.println(summary(report.restarts(), "kill to broker up", Restart::brokerUp));
-        System.out.println(summary(report.restarts(), "kill to running", Restart::running));
-        System.out.println(summary(report.restarts(), "kill to first answer", Restart::firstAnswer));
+        List<Restart> clean = report.clean();
+        System.out.printf("%d restarts, %d of them stalled on hanging transactions (aborted, not timed)%n",
+                report.restarts().size(), report.restarts().size() - clean.size());
+        System.out.println(summary(clean, "kill to JVM up", Restart::jvmUp));
+        System.out.println(summary(clean, "kill to broker up", Restart::brokerUp));
+        System.out.println(summary(clean, "kill to running", Restart::running));
+        System.out.println(summary(clean, "kill to first answer", Restart::firstAnswer));
         System.exit(report.verdict().ok() ? 0 : 1);
     }
 }
