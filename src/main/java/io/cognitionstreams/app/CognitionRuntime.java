@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
@@ -116,9 +117,9 @@ public final class CognitionRuntime implements AutoCloseable {
             });
             streams.put(capability, app);
         }
-        ModelWorker worker = new ModelWorker(client, settings.applicationId() + "-model-worker", topics,
-                modelClient(settings.model()), settings.model().attempts(),
-                settings.model().usesReplay() ? 100 : 1);
+        ModelWorker worker = new ModelWorker(client, settings.applicationId() + "-model-worker",
+                InstanceId.of(settings.stateDir()), topics, modelClient(settings.model()),
+                settings.model().attempts(), settings.model().usesReplay() ? 100 : 1);
         List<Worker> workers = new ArrayList<>();
         workers.add(Worker.of("model-worker", worker, () -> { }));
         if (settings.executor().enabled()) {
@@ -161,8 +162,8 @@ public final class CognitionRuntime implements AutoCloseable {
         List<PublicKey> trusted = new ArrayList<>();
         trusted.add(signer.publicKey());
         tools.trustedKeys().forEach(file -> trusted.add(Ed25519.readPublicKey(file)));
-        ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + "-executor", topics,
-                new ToolExecution(servers, shell, tools.callTimeout()),
+        ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + "-executor",
+                InstanceId.of(settings.stateDir()), topics, new ToolExecution(servers, shell, tools.callTimeout()),
                 new DecisionSignatures.Verifier(trusted), tools.threads(), 100);
         LOG.info("executor running {} tools of {} MCP servers ({}){}; approvals signed by key {}", offered.size(),
                 tools.mcpServers().size(), String.join(", ", servers.names()), shell.isPresent() ? " and shell.run"
@@ -266,6 +267,11 @@ public final class CognitionRuntime implements AutoCloseable {
         }
     }
 
+    private static CloseOptions leaving(Duration timeout) {
+        return CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                .withTimeout(timeout);
+    }
+
     @Override
     public void close() {
         for (Worker running : workers) {
@@ -280,8 +286,10 @@ public final class CognitionRuntime implements AutoCloseable {
             }
         }
         // Close them all at once: each waits for its threads to commit, and they do not depend on each other.
-        streams.values().forEach(app -> app.close(Duration.ZERO));
-        streams.values().forEach(app -> app.close(Duration.ofSeconds(30)));
+        // Static members stay in their groups unless they leave: leaving, an instance that stops hands its tasks
+        // to the others at once.
+        streams.values().forEach(app -> app.close(leaving(Duration.ZERO)));
+        streams.values().forEach(app -> app.close(leaving(Duration.ofSeconds(30))));
         transactionWatch.close();
     }
 }

@@ -33,8 +33,13 @@ public final class StreamsSettings {
         props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.tuning().standbyReplicas());
         props.putAll(errorHandling());
         props.put(DeadLetterHandler.SECONDARY_INPUTS, String.join(",", new java.util.TreeSet<>(secondaryInputs)));
-        // Lets a restarted instance keep its tasks without a full rebalance round trip.
+        // How long a dead instance's tasks wait before another instance takes them over.
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 15_000);
+        // Static membership: a restarted instance (the same state directory) takes its own place in the group at
+        // once instead of waiting for its dead predecessor's session to expire, and keeps its tasks without a
+        // rebalance. Kafka Streams adds each thread's index.
+        props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+                applicationId(settings.applicationId(), capability) + "-" + InstanceId.of(settings.stateDir()));
         settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));
         return props;
     }

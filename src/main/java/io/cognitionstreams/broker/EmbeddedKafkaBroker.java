@@ -53,6 +53,13 @@ import kafka.tools.StorageTool;
  *       of a local runtime.</li>
  *   <li>Initial rebalance delays of 0: the 3 s default delays every application start and buys nothing with one
  *       instance per group.</li>
+ *   <li>A broker session of 3 s (heartbeats every 0.5 s) instead of 9 s: killed without a clean stop, the broker
+ *       stays registered with its controller, and when the process starts again its new incarnation is refused
+ *       ({@code DUPLICATE_BROKER_REGISTRATION}) until the dead one's session has expired, measured from the
+ *       controller's own start. That wait was 10 of the 12 s from a SIGKILL to the broker answering again
+ *       (docs/reliability.md, "Kill and restart"). Broker and controller share the process, so a heartbeat is late
+ *       only when the whole JVM stalls; were it ever late by 3 s, the broker would be fenced until its next
+ *       heartbeat, a pause rather than a loss.</li>
  *   <li>Listeners bind 127.0.0.1 only: the broker has no authentication and is not meant to be reachable from
  *       other hosts; an explicit IPv4 address also avoids {@code localhost} resolving to {@code ::1}.</li>
  *   <li>A static voter ({@code controller.quorum.voters}) rather than a dynamic quorum: static voters are not
@@ -188,6 +195,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("share.coordinator.state.topic.num.partitions", "1");
         props.put("group.initial.rebalance.delay.ms", "0");
         props.put("group.streams.initial.rebalance.delay.ms", "0");
+        props.put("broker.session.timeout.ms", "3000");
+        props.put("broker.heartbeat.interval.ms", "500");
         props.put("log.cleaner.dedupe.buffer.size", "2097152");
         return props;
     }

@@ -258,6 +258,9 @@ final class RunCommand implements Callable<Integer> {
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.namedCluster().orElse(null);
         if (bootstrap == null) {
+            // The broker takes seconds to start, more after an unclean stop: say what is going on meanwhile.
+            err.printf("starting the embedded Kafka broker (data in %s)%n", dataDir.resolve("kafka"));
+            err.flush();
             broker = EmbeddedKafkaBroker.start(new BrokerSettings(dataDir.resolve("kafka"), port, controllerPort,
                     Duration.ofSeconds(60)));
             bootstrap = broker.bootstrapServers();

@@ -82,11 +82,13 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
     private final AtomicInteger executed = new AtomicInteger();
 
     /**
+     * @param instanceId     this process's name across restarts ({@link TransactionalLoop})
      * @param threads        calls run in parallel, one session each
      * @param maxPollRecords decisions per transaction
      */
-    public ExecutorWorker(Map<String, Object> clientConfig, String groupId, Topics topics, ToolExecution execution,
-                          DecisionSignatures.Verifier verifier, int threads, int maxPollRecords) {
+    public ExecutorWorker(Map<String, Object> clientConfig, String groupId, String instanceId, Topics topics,
+                          ToolExecution execution, DecisionSignatures.Verifier verifier, int threads,
+                          int maxPollRecords) {
         this.topics = topics;
         this.execution = execution;
         this.verifier = verifier;
@@ -102,7 +104,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
             thread.setDaemon(true);
             return thread;
         });
-        this.loop = new TransactionalLoop(COMPONENT, clientConfig, groupId, topics.toolDecisions.name(),
+        this.loop = new TransactionalLoop(COMPONENT, clientConfig, groupId, instanceId, topics.toolDecisions.name(),
                 maxPollRecords, maxPollInterval, this);
     }
 

@@ -42,19 +42,20 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
 
     /**
      * @param clientConfig   bootstrap servers and any security settings, shared by consumer and producer
+     * @param instanceId     this process's name across restarts ({@link TransactionalLoop})
      * @param attempts       tries per packet when the model fails in a retriable way (timeouts, 429, 5xx)
      * @param maxPollRecords packets per transaction; keep small for slow models so a poll's work stays well inside
      *                       max.poll.interval.ms
      */
-    public ModelWorker(Map<String, Object> clientConfig, String groupId, Topics topics, ModelClient model,
-                       int attempts, int maxPollRecords) {
+    public ModelWorker(Map<String, Object> clientConfig, String groupId, String instanceId, Topics topics,
+                       ModelClient model, int attempts, int maxPollRecords) {
         this.topics = topics;
         this.model = model;
         this.attempts = attempts;
         this.groupId = groupId;
         // Kafka's default poll interval: a model call is bounded by its own timeout, well inside it.
-        this.loop = new TransactionalLoop(COMPONENT, clientConfig, groupId, topics.packets.name(), maxPollRecords,
-                Duration.ofMinutes(5), this);
+        this.loop = new TransactionalLoop(COMPONENT, clientConfig, groupId, instanceId, topics.packets.name(),
+                maxPollRecords, Duration.ofMinutes(5), this);
     }
 
     @Override

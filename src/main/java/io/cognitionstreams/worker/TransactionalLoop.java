@@ -7,10 +7,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -106,12 +106,14 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
 
     /**
      * @param clientConfig    bootstrap servers and any security settings, shared by consumer and producer
+     * @param instanceId      this process's name, the same across its restarts (the app's {@code InstanceId}):
+     *                        with the group id, its static member id and its transactional id
      * @param maxPollRecords  records per transaction; small for slow work, so a poll's work stays well inside
      *                        {@code maxPollInterval}
      * @param maxPollInterval how long one poll's work may take before the group gives its partitions away
      */
-    public TransactionalLoop(String name, Map<String, Object> clientConfig, String groupId, String topic,
-                             int maxPollRecords, Duration maxPollInterval, Handler handler) {
+    public TransactionalLoop(String name, Map<String, Object> clientConfig, String groupId, String instanceId,
+                             String topic, int maxPollRecords, Duration maxPollInterval, Handler handler) {
         this.name = name;
         this.topic = topic;
         this.handler = handler;
@@ -123,14 +125,20 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) maxPollInterval.toMillis());
-        // A crashed worker keeps its partitions until its session expires; 15 s as for the stream threads, not
-        // the client's 45 s, so a restarted one takes over sooner.
+        // A worker that dies for good keeps its partitions until its session expires; 15 s as for the stream
+        // threads, not the client's 45 s, so another instance takes over sooner.
         consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 15_000);
+        // A static member: restarted (the same instance id), it takes its own place at once rather than waiting
+        // for the dead member's session to expire.
+        consumerProps.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, groupId + "-" + instanceId);
         producerProps.putAll(clientConfig);
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-        // The id is new after a crash, so nothing fences the dead process's open transaction: the broker aborts it
-        // after this long, and until then read_committed readers of the outputs wait. Kafka Streams uses 10 s too.
+        // The same id after a restart, so the new producer fences the dead one and aborts its open transaction at
+        // once; zombies of another instance are fenced by the group generation (EOS v2, KIP-447).
+        producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, groupId + "-" + instanceId);
+        // Only for a transaction whose process never comes back (its id with it): the broker aborts it after
+        // this long, and until then read_committed readers of the outputs wait. Kafka Streams uses 10 s too.
         producerProps.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
     }
 
@@ -143,8 +151,6 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
     public void run() {
         while (running.get()) {
             consumer = new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-            // A fresh id per start: zombie fencing comes from the consumer group generation (EOS v2, KIP-447).
-            producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, groupId + "-" + UUID.randomUUID());
             producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
             try {
                 producer.initTransactions();
@@ -173,7 +179,11 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
                     sleepQuietly(Duration.ofSeconds(1));
                 }
             } finally {
-                consumer.close();
+                // Stopping, the member leaves so that another instance takes its partitions at once; starting
+                // over, it stays, and the new consumer takes its place.
+                consumer.close(CloseOptions.groupMembershipOperation(running.get()
+                        ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
+                        : CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
                 producer.close(Duration.ofSeconds(5));
             }
         }

@@ -20,10 +20,8 @@ import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
-import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
-import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -112,11 +110,7 @@ final class BrokerRestartRun {
             return List.of();
         } catch (AssertionError stalled) {
             Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            List<OpenTransaction> hanging;
-            try (TransactionWatch watch = new TransactionWatch(client, "broker-restart-run", bootstrap,
-                    topics.all().stream().map(Topic::name).toList(), Duration.ofMinutes(1))) {
-                hanging = watch.check();
-            }
+            List<OpenTransaction> hanging = Hanging.find(bootstrap, topics, Duration.ofMinutes(1));
             if (hanging.isEmpty() || !options.abortHanging()) {
                 throw new AssertionError(stalled.getMessage() + (hanging.isEmpty() ? ""
                         : "; hanging transactions left by the broker (docs/reliability.md): " + hanging)
@@ -124,11 +118,7 @@ final class BrokerRestartRun {
                         + "; lag " + lag(client, runtime) + "; stream threads:\n" + streamThreads(), stalled);
             }
             log.printf("stalled on hanging transactions the broker left behind; aborting them: %s%n", hanging);
-            try (Admin admin = Admin.create(client)) {
-                for (OpenTransaction transaction : hanging) {
-                    admin.abortTransaction(TransactionWatch.abortSpec(transaction)).all().get(60, TimeUnit.SECONDS);
-                }
-            }
+            Hanging.abort(bootstrap, hanging);
             ledger.awaitComplete(prompts, TIMEOUT);
             return hanging;
         }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,9 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -21,14 +25,22 @@ import io.cognitionstreams.load.PeakMemory;
 /**
  * `cognition run` in a child JVM against an existing cluster, as an operator would start it, so it can be killed
  * for real: {@link #kill()} is SIGKILL (no shutdown hook, no flush, no commit), {@link #stop()} is SIGTERM.
- * Its output is appended to one log file across restarts.
+ * Its output is appended to one log file across restarts, and when it first printed each of its {@link #MILESTONES}
+ * is kept, to tell how long each step of a start took.
  */
 final class ChildApp {
 
-    private static final String RUNNING = "cognition streams running";
+    /** Printed before the embedded broker starts: the JVM is up and the command parsed. */
+    static final String BROKER_STARTING = "starting the embedded Kafka broker";
+    /** Printed once the embedded broker answers. */
+    static final String BROKER_UP = "embedded Kafka broker at";
+    /** Printed once every capability is RUNNING. */
+    static final String RUNNING = "cognition streams running (";
+    private static final List<String> MILESTONES = List.of(BROKER_STARTING, BROKER_UP, RUNNING);
 
     private final Process process;
     private final CountDownLatch running = new CountDownLatch(1);
+    private final Map<String, Long> printed = new ConcurrentHashMap<>();
 
     private ChildApp(Process process, Path log) {
         this.process = process;
@@ -78,6 +90,19 @@ final class ChildApp {
         return process.exitValue();
     }
 
+    /** A port free now on the loopback, for the child's broker and controller. */
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** When the child first printed a line containing {@code milestone}, as {@link System#nanoTime()}. */
+    OptionalLong printed(String milestone) {
+        Long at = printed.get(milestone);
+        return at == null ? OptionalLong.empty() : OptionalLong.of(at);
+    }
+
     long pid() {
         return process.pid();
     }
@@ -95,6 +120,12 @@ final class ChildApp {
             out.write("---- child pid " + process.pid() + "\n");
             String line;
             while ((line = lines.readLine()) != null) {
+                long at = System.nanoTime();
+                for (String milestone : MILESTONES) {
+                    if (line.contains(milestone)) {
+                        printed.putIfAbsent(milestone, at);
+                    }
+                }
                 out.write(line);
                 out.write('\n');
                 if (line.contains(RUNNING)) {

@@ -3,7 +3,6 @@ package io.cognitionstreams.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,11 +98,11 @@ class HostileInputIT {
 
     @Test
     void everyHostileRecordIsOneLetterTheRecordsAroundItFlowAndARestartAnswersAgain() throws Exception {
-        int port = freePort();
+        int port = ChildApp.freePort();
         String bootstrap = "127.0.0.1:" + port;
         Path log = dataDir.resolve("app.log");
         List<String> run = List.of("--data-dir", dataDir.resolve("data").toString(), "--port", String.valueOf(port),
-                "--controller-port", String.valueOf(freePort()));
+                "--controller-port", String.valueOf(ChildApp.freePort()));
         ChildApp app = started(log, run);
         try {
             Set<String> hostile = new java.util.TreeSet<>();
@@ -233,12 +232,6 @@ class HostileInputIT {
 
     private static String origin(DeadLetter letter) {
         return DeadLetters.key(letter.getSourceTopic(), letter.getSourcePartition(), letter.getSourceOffset());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     private static String readQuietly(Path log) {

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -27,6 +28,7 @@ final class Traffic {
 
     private final Thread thread;
     private final AtomicLong sent = new AtomicLong();
+    private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicReference<Exception> failure = new AtomicReference<>();
 
     private Traffic(String bootstrap, Topic<String, CognitionRequest> requests, Workload workload, String run,
@@ -60,6 +62,14 @@ final class Traffic {
         return sent.get();
     }
 
+    /**
+     * Sends no more: for runs that send for as long as they need rather than a set count. The requests sent are
+     * then the first {@link #sent()} of {@code numbers}.
+     */
+    void stop() {
+        stopping.set(true);
+    }
+
     /** Waits until every request was acknowledged by the broker. */
     void await() throws InterruptedException {
         thread.join();
@@ -79,7 +89,7 @@ final class Traffic {
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 600_000), new ByteArraySerializer(),
                 new ByteArraySerializer())) {
             long start = System.nanoTime();
-            for (int i = 0; i < numbers.length && failure.get() == null; i++) {
+            for (int i = 0; i < numbers.length && failure.get() == null && !stopping.get(); i++) {
                 long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);

@@ -1,0 +1,301 @@
+package io.cognitionstreams.reliability;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.UUID;
+import java.util.function.ToDoubleFunction;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import io.cognitionstreams.broker.BrokerSettings;
+import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
+import io.cognitionstreams.load.Workload;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.Channel;
+import io.cognitionstreams.topics.Topic;
+import io.cognitionstreams.topics.Topics;
+
+/**
+ * Kill and restart on the embedded default: {@code cognition run --data-dir D} in a child JVM with the broker inside
+ * it, as a user starts it, so a SIGKILL takes the broker down with the app. While requests flow, the child is killed
+ * and started again at once on the same data directory; what is measured is the time from the SIGKILL to the first
+ * answer (a routed block on a channel, read_committed) of a request sent after it, by an agent whose producer waits
+ * for the broker to come back. Each restart is broken down by what the child prints: its broker starting (the new
+ * JVM is up), its broker answering, every capability RUNNING. At the end every request must be answered exactly
+ * once. A step that stalls is checked for hanging transactions, which a kill can leave on the embedded broker
+ * (docs/reliability.md, "Kill and restart"): named in the failure, or aborted as an operator would and the restart
+ * reported as stalled. {@link RestartIT} runs a short form; {@code bin/kill-restart} runs {@link #main}.
+ *
+ * <p>{@link CrashRun} kills the app with the broker outside it; this run is the restart a user of the default sees.
+ */
+final class RestartRun {
+
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+    /** How long each step of a restart may take: its first answer, then every capability running. */
+    private static final Duration ANSWER_TIMEOUT = Duration.ofMinutes(2);
+    /** How often a step that is late looks for hanging transactions, from this long after it began. */
+    private static final Duration HANG_CHECK = Duration.ofSeconds(40);
+    /** A transaction silent for this long is hanging: the app's producers time theirs out after 10 s. */
+    private static final Duration HANGING_AFTER = Duration.ofSeconds(30);
+    private static final List<Channel> CHANNELS = List.of(Channel.CLI_CHAT, Channel.WEB_CHAT,
+            Channel.DISCORD_CHAT, Channel.COUNCIL_CHAT, Channel.MEMORY, Channel.SHELL);
+
+    /**
+     * @param rate         requests per second the agent sends
+     * @param seed         of the pause between the answers' return and the next kill (1 to 5 s)
+     * @param abortHanging abort, as an operator would, a hanging transaction the broker leaves behind after a kill
+     *                     (docs/reliability.md, "Kill and restart") and go on, instead of failing on it
+     */
+    record Options(int kills, int rate, long seed, boolean abortHanging) {
+    }
+
+    /**
+     * Seconds from a SIGKILL to each step of the restart: the new JVM up (its command parsed, its broker starting),
+     * the broker answering, every capability RUNNING, and the first answer to a request sent after the kill. The
+     * first answer may come before every capability is RUNNING: one that does not lie on a request's path (the
+     * council, time travel) may still be restoring its stores. A restart that stalled on hanging transactions
+     * names those it aborted; its times say nothing about a restart then.
+     */
+    record Restart(double jvmUp, double brokerUp, double running, double firstAnswer,
+                   List<OpenTransaction> aborted) {
+        @Override
+        public String toString() {
+            return String.format("JVM up %.1f s, broker up %.1f s, running %.1f s, first answer %.1f s%s", jvmUp,
+                    brokerUp, running, firstAnswer, aborted.isEmpty() ? ""
+                            : "; stalled on hanging transactions, aborted: " + aborted);
+        }
+    }
+
+    record Report(List<Restart> restarts, Ledger.Verdict verdict, Duration elapsed) {
+
+        /** The restarts that did not stall on a hanging transaction, whose times are a restart's. */
+        List<Restart> clean() {
+            return restarts.stream().filter(restart -> restart.aborted().isEmpty()).toList();
+        }
+    }
+
+    private RestartRun() {
+    }
+
+    static Report run(Path workDir, Options options, PrintStream log) throws Exception {
+        long started = System.nanoTime();
+        String run = "restart-" + UUID.randomUUID().toString().substring(0, 8);
+        Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
+        int port = ChildApp.freePort();
+        int controllerPort = ChildApp.freePort();
+        Path dataDir = workDir.resolve("data");
+        List<String> args = List.of("--data-dir", dataDir.toString(), "--port", String.valueOf(port),
+                "--controller-port", String.valueOf(controllerPort));
+        String bootstrap = "127.0.0.1:" + port;
+        Path appLog = workDir.resolve("app.log");
+        log.printf("kill-restart run %s: %d kills, %d requests/s, seed %d, app log %s%n", run, options.kills(),
+                options.rate(), options.seed(), appLog);
+        Random random = new Random(options.seed());
+        Stalls stalls = new Stalls(bootstrap, topics, options.abortHanging(), log);
+        ChildApp app = ChildApp.run(appLog, args);
+        Traffic traffic = null;
+        try {
+            if (!app.awaitRunning(START_TIMEOUT)) {
+                throw new IllegalStateException("the app did not start within " + START_TIMEOUT + "; see " + appLog);
+            }
+            // More than any run sends: the agent sends until stopped.
+            traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run,
+                    Traffic.first(options.rate() * 3_600), options.rate());
+            List<Restart> restarts = new ArrayList<>();
+            try (Answers answers = new Answers(bootstrap, topics, run)) {
+                stalls.await("the first answer", () -> answers.answeredFrom(0));
+                log.printf("answering at %.1f s%n", seconds(started));
+                for (int k = 1; k <= options.kills(); k++) {
+                    Thread.sleep(1_000 + random.nextInt(4_000));
+                    long firstAfter = traffic.sent();
+                    long killed = System.nanoTime();
+                    app.kill();
+                    ChildApp restarted = ChildApp.run(appLog, args);
+                    app = restarted;
+                    List<OpenTransaction> aborted = new ArrayList<>(stalls.await("an answer after kill " + k,
+                            () -> answers.answeredFrom(firstAfter)));
+                    long answered = answers.lastAnswered();
+                    aborted.addAll(stalls.await("every capability running after kill " + k,
+                            () -> restarted.awaitRunning(Duration.ofMillis(100))));
+                    Restart restart = new Restart(since(killed, app.printed(ChildApp.BROKER_STARTING)),
+                            since(killed, app.printed(ChildApp.BROKER_UP)),
+                            since(killed, app.printed(ChildApp.RUNNING)), (answered - killed) / 1e9, aborted);
+                    restarts.add(restart);
+                    log.printf("kill %d/%d at %.1f s (%d sent): %s%n", k, options.kills(),
+                            (killed - started) / 1e9, firstAfter, restart);
+                }
+            }
+            traffic.stop();
+            traffic.await();
+            Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run,
+                    Traffic.first((int) traffic.sent()));
+            try (Ledger ledger = new Ledger(bootstrap, topics, run)) {
+                ledger.awaitComplete(prompts, ANSWER_TIMEOUT);
+                // A clean stop, so nothing is in flight; the broker goes with the app, so it is started alone on
+                // the same data to read what was committed: any duplicate would now be there.
+                log.printf("all %d answered at %.1f s; stopping the app (exit %d)%n", prompts.size(),
+                        seconds(started), app.stop());
+                try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(new BrokerSettings(
+                        dataDir.resolve("kafka"), port, controllerPort, Duration.ofSeconds(60)))) {
+                    ledger.catchUp();
+                    Report report = new Report(restarts, ledger.verify(prompts),
+                            Duration.ofNanos(System.nanoTime() - started));
+                    log.printf("%s in %d s%n", report.verdict(), report.elapsed().toSeconds());
+                    return report;
+                }
+            }
+        } finally {
+            // Nothing outlives a failed run: neither the agent nor a child with its broker.
+            if (traffic != null) {
+                traffic.stop();
+            }
+            app.kill();
+        }
+    }
+
+    /**
+     * Waits for a step of a restart. A restart normally answers well within a minute; past {@link #HANG_CHECK}
+     * without, and every {@code HANG_CHECK} after, it looks for hanging transactions: aborted and waited past
+     * when allowed, else named in the failure.
+     */
+    private record Stalls(String bootstrap, Topics topics, boolean abortHanging, PrintStream log) {
+
+        interface Step {
+            boolean done() throws Exception;
+        }
+
+        /** @return the hanging transactions aborted on the way */
+        List<OpenTransaction> await(String what, Step step) throws Exception {
+            List<OpenTransaction> aborted = new ArrayList<>();
+            long start = System.nanoTime();
+            long nextCheck = start + HANG_CHECK.toNanos();
+            while (!step.done()) {
+                long now = System.nanoTime();
+                if (now > start + ANSWER_TIMEOUT.toNanos()) {
+                    throw new AssertionError(what + ": nothing within " + ANSWER_TIMEOUT + ", no hanging transaction");
+                }
+                if (now > nextCheck) {
+                    nextCheck = now + HANG_CHECK.toNanos();
+                    List<OpenTransaction> hanging = Hanging.find(bootstrap, topics, HANGING_AFTER);
+                    if (!hanging.isEmpty() && !abortHanging) {
+                        throw new AssertionError(what + ": stalled on hanging transactions the broker lost the "
+                                + "markers of (docs/reliability.md, \"Kill and restart\"): " + hanging);
+                    }
+                    if (!hanging.isEmpty()) {
+                        log.printf("%s: stalled on hanging transactions; aborting them: %s%n", what, hanging);
+                        Hanging.abort(bootstrap, hanging);
+                        aborted.addAll(hanging);
+                    }
+                }
+            }
+            return aborted;
+        }
+    }
+
+    private static double since(long killed, OptionalLong at) {
+        return at.isPresent() ? (at.getAsLong() - killed) / 1e9 : Double.NaN;
+    }
+
+    private static double seconds(long since) {
+        return (System.nanoTime() - since) / 1e9;
+    }
+
+    /**
+     * Reads the channels read_committed from their end at creation, noting when the first block of a request at or
+     * after a given number arrives. Reconnects within 100 ms of the broker's return, so the figure is the app's.
+     */
+    private static final class Answers implements AutoCloseable {
+
+        private final KafkaConsumer<byte[], byte[]> consumer;
+        private final Topic<String, RoutedBlock> blocks;
+        private final String prefix;
+        private long lastAnswered;
+
+        Answers(String bootstrap, Topics topics, String run) {
+            this.blocks = topics.channel(Channel.CLI_CHAT);
+            this.prefix = run + "-";
+            consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                    ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                    ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 100),
+                    new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (Channel channel : CHANNELS) {
+                String topic = Topics.channelTopic(channel);
+                consumer.partitionsFor(topic).forEach(info -> partitions.add(new TopicPartition(topic,
+                        info.partition())));
+            }
+            consumer.assign(partitions);
+            consumer.seekToEnd(partitions);
+            partitions.forEach(consumer::position);
+        }
+
+        /**
+         * Reads what arrived in the next 50 ms: whether a block of a request numbered {@code first} or later is
+         * among it, the first such arrival then kept as {@link #lastAnswered}.
+         */
+        boolean answeredFrom(long first) {
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(50))) {
+                RoutedBlock block = blocks.valueSerde().deserializer().deserialize(record.topic(), record.value());
+                String request = block.getRequestId();
+                if (request.startsWith(prefix) && Long.parseLong(request.substring(prefix.length())) >= first) {
+                    lastAnswered = System.nanoTime();
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** When ({@link System#nanoTime()}) the last {@link #answeredFrom} that returned true saw its answer. */
+        long lastAnswered() {
+            return lastAnswered;
+        }
+
+        @Override
+        public void close() {
+            consumer.close(Duration.ofSeconds(1));
+        }
+    }
+
+    /** The median and maximum of one figure over the restarts. */
+    static String summary(List<Restart> restarts, String name, ToDoubleFunction<Restart> figure) {
+        if (restarts.isEmpty()) {
+            return name + ": no restart to tell";
+        }
+        List<Double> sorted = restarts.stream().map(figure::applyAsDouble).sorted(Comparator.naturalOrder())
+                .toList();
+        double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
+                : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
+        return String.format("%s p50 %.1f s, max %.1f s", name, median, sorted.get(sorted.size() - 1));
+    }
+
+    /** {@code bin/kill-restart [--kills N] [--rate R] [--seed S] [--abort-hanging]}: the long form. */
+    public static void main(String[] args) throws Exception {
+        Options options = new Options(CrashRun.intArg(args, "--kills", 10), CrashRun.intArg(args, "--rate", 20),
+                Long.parseLong(CrashRun.arg(args, "--seed", String.valueOf(System.currentTimeMillis()))),
+                List.of(args).contains("--abort-hanging"));
+        Report report = run(Files.createTempDirectory("cognition-restart"), options, System.out);
+        List<Restart> clean = report.clean();
+        System.out.printf("%d restarts, %d of them stalled on hanging transactions (aborted, not timed)%n",
+                report.restarts().size(), report.restarts().size() - clean.size());
+        System.out.println(summary(clean, "kill to JVM up", Restart::jvmUp));
+        System.out.println(summary(clean, "kill to broker up", Restart::brokerUp));
+        System.out.println(summary(clean, "kill to running", Restart::running));
+        System.out.println(summary(clean, "kill to first answer", Restart::firstAnswer));
+        System.exit(report.verdict().ok() ? 0 : 1);
+    }
+}
