@@ -26,13 +26,21 @@ public final class WordPieceTokenizer {
     /** As the model's tokenizer.json: a longer word is one unknown token. */
     private static final int MAX_WORD_CHARS = 100;
 
-    private final Map<String, Integer> vocabulary;
+    private final Map<String, Integer> words = new HashMap<>();
+    /** Pieces that continue a word, without their "##", so a lookup builds no prefixed string. */
+    private final Map<String, Integer> continuations = new HashMap<>();
     private final String[] tokens;
 
     private WordPieceTokenizer(Map<String, Integer> vocabulary) {
-        this.vocabulary = vocabulary;
         this.tokens = new String[vocabulary.size()];
-        vocabulary.forEach((token, id) -> tokens[id] = token);
+        vocabulary.forEach((token, id) -> {
+            tokens[id] = token;
+            if (token.startsWith("##") && token.length() > 2) {
+                continuations.put(token.substring(2), id);
+            } else {
+                words.put(token, id);
+            }
+        });
     }
 
     /** The vocabulary of the quantized all-MiniLM-L6-v2 shipped in langchain4j's jar. */
@@ -86,6 +94,10 @@ public final class WordPieceTokenizer {
 
     /** BERT's clean-up, lowercasing and accent stripping (NFD, then combining marks dropped). */
     private static String normalize(String text) {
+        String ascii = printableAscii(text);
+        if (ascii != null) {
+            return ascii;
+        }
         StringBuilder clean = new StringBuilder(text.length());
         for (int i = 0; i < text.length(); ) {
             int c = text.codePointAt(i);
@@ -109,6 +121,24 @@ public final class WordPieceTokenizer {
         return stripped.toString();
     }
 
+    /** The text lowercased when it is printable ASCII and whitespace (most prompts), which needs no more; else null. */
+    private static String printableAscii(String text) {
+        char[] chars = new char[text.length()];
+        for (int i = 0; i < chars.length; i++) {
+            char c = text.charAt(i);
+            if (c >= 'A' && c <= 'Z') {
+                chars[i] = (char) (c + ('a' - 'A'));
+            } else if (c >= ' ' && c < 127) {
+                chars[i] = c;
+            } else if (c == '\t' || c == '\n' || c == '\r') {
+                chars[i] = ' ';
+            } else {
+                return null;
+            }
+        }
+        return new String(chars);
+    }
+
     private void wordPieces(StringBuilder word, IntBuffer ids) {
         if (word.length() == 0) {
             return;
@@ -125,8 +155,7 @@ public final class WordPieceTokenizer {
             int end = text.length();
             Integer id = null;
             while (end > start) {
-                String piece = start == 0 ? text.substring(0, end) : "##" + text.substring(start, end);
-                id = vocabulary.get(piece);
+                id = (start == 0 ? words : continuations).get(text.substring(start, end));
                 if (id != null) {
                     break;
                 }
