@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Identity;
@@ -151,7 +152,7 @@ class GovernanceTopologyTest {
 
     private static MemoryEntry entry(String block, int dimension) {
         return MemoryEntry.newBuilder().setBlockId(block).setSessionId("s1").setMarker(Marker.THOUGHT_SEED)
-                .setText("a checklist could be a skill").setEmbeddingModel(MemoryEntries.MODEL)
+                .setText("a checklist could be a skill").setEmbeddingModel(MiniLmEmbedder.MODEL)
                 .setEmbedding(Collections.nCopies(dimension, 0.05f)).setTimestamp(T).build();
     }
 }
