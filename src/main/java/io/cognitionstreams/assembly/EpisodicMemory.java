@@ -18,10 +18,10 @@ import io.cognitionstreams.topology.GlobalMirror;
  * they arrive, into the scope of the turn that wrote them, and a packet's layer gets the entries of its own scope
  * most similar to its user prompt.
  *
- * <p>Search is exact, over the {@link MemoryIndex} the global store keeps decoded: about 1.5 ms per ten thousand
- * distinct memories of a scope (docs/benchmarks.md), less than embedding the prompt with MiniLM up to some thirty
- * thousand; past that an approximate index would pay off. Embedding the prompt costs more than the search, so it is
- * only done when the scope holds a memory the turn may recall.
+ * <p>Search runs over the {@link MemoryIndex} the global store keeps decoded: exact, about 1.5 ms per ten thousand
+ * distinct memories of a scope (docs/benchmarks.md), and past twenty thousand shortlisted by binary codes first.
+ * Embedding the prompt with MiniLM costs more than the search, so it is only done when the scope holds a memory the
+ * turn may recall.
  *
  * <p>Prompts and memories are embedded with one model, the run's ({@code --memory-embedder}). An entry stored by the
  * other one is embedded again from its text as it is loaded: its vector is not comparable with our prompts', but its
