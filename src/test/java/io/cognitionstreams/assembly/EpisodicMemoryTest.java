@@ -67,6 +67,25 @@ class EpisodicMemoryTest {
     }
 
     @Test
+    void withTheStaticTableAPromptRecallsTheMemoryItAsksAbout() {
+        EmbeddingModel table = EmbeddingModel.of(StaticEmbedder.cachedIn(StaticEmbedder.defaultCache()));
+        MemoryIndex index = new MemoryIndex();
+        List<String> texts = List.of("VERIFY: the database backup restored in four minutes.",
+                "THOUGHT_SEED: try a canary deploy for the payment service.",
+                "THOUGHT_SEED: Alice prefers short answers with the command first.");
+        for (int i = 0; i < texts.size(); i++) {
+            MemoryEntry entry = EpisodicMemory.remember(block("b" + i, texts.get(i)), SOURCE, table);
+            assertThat(entry.getEmbeddingModel()).isEqualTo(StaticEmbedder.MODEL);
+            EpisodicMemory.index(index, "b" + i, entry, table);
+        }
+
+        List<MemoryIndex.Hit> hits = new EpisodicMemory(table, index).search("ops",
+                "How long does restoring the database backup take?", 1, Optional.empty());
+
+        assertThat(hits).extracting(MemoryIndex.Hit::text).containsExactly(texts.get(0));
+    }
+
+    @Test
     void governanceKeepsEntriesOfEitherModelAndRefusesAnyOther() {
         MemoryEntry entry = EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE, fake);
 
