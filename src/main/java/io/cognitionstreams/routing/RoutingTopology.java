@@ -13,6 +13,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.redaction.LastCheck;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.RoutedBlock;
@@ -44,6 +45,7 @@ public final class RoutingTopology {
         Outputs outputs = Outputs.of(builder.stream(topics.llmOutputs.name(), topics.llmOutputs.consumed())
                 .process(() -> new Route(router, topics.limits()), Named.as("parse-scrub-address"), INTERRUPT_STORE),
                 "route")
+                .checkingChannelsWith(new LastCheck(router.redactor()))
                 .to(topics.toolCalls)
                 .to(topics.events)
                 .to(topics.councilMessages);

@@ -17,11 +17,15 @@ import io.cognitionstreams.topics.Topics;
  * {@link #to} and nothing else. A record no topic takes fails loudly ({@code noDefaultBranch}): it is a bug, not
  * data. One branch and sink per topic keeps every topic a topology writes visible in {@code Topology.describe()},
  * which topology-docs/ draws and TopologyDocsTest checks.
+ *
+ * <p>A channel topic (people and other systems read it) takes its blocks only through the {@link ChannelCheck}, so a
+ * topology that writes a channel cannot be built without naming its check ({@link #checkingChannelsWith}).
  */
 public final class Outputs {
 
     private final String name;
     private final BranchedKStream<String, SpecificRecord> split;
+    private ChannelCheck lastCheck;
 
     private Outputs(String name, BranchedKStream<String, SpecificRecord> split) {
         this.name = name;
@@ -31,6 +35,12 @@ public final class Outputs {
     /** @param name prefix of the split's processor names, unique within the topology */
     public static Outputs of(KStream<String, SpecificRecord> records, String name) {
         return new Outputs(name, records.split(Named.as(name + "-")));
+    }
+
+    /** The check every channel record of this split passes just before its topic. */
+    public Outputs checkingChannelsWith(ChannelCheck check) {
+        this.lastCheck = check;
+        return this;
     }
 
     public <V extends SpecificRecord> Outputs to(Topic<String, V> topic) {
@@ -43,10 +53,21 @@ public final class Outputs {
      */
     public <V extends SpecificRecord> Outputs to(Topic<String, V> topic, Produced<String, V> produced) {
         Class<V> type = topic.valueType();
-        split.branch((key, record) -> takes(topic, record), Branched.withConsumer(records -> records
+        ChannelCheck check = RoutedBlock.class.equals(type) ? requireLastCheck(topic) : null;
+        split.branch((key, record) -> takes(topic, record), Branched.withConsumer(records -> (check == null
+                ? records : records.processValues(() -> new LastCheckProcessor(check, topic.name()),
+                        Named.as(name + "-last-check-" + topic.name())))
                 .mapValues(record -> type.cast(record), Named.as(name + "-as-" + topic.name()))
                 .to(topic.name(), produced.withName(name + "-to-" + topic.name())), topic.name()));
         return this;
+    }
+
+    private ChannelCheck requireLastCheck(Topic<String, ?> channel) {
+        if (lastCheck == null) {
+            throw new IllegalStateException(name + " writes " + channel.name()
+                    + " without a last check: call checkingChannelsWith(check) first");
+        }
+        return lastCheck;
     }
 
     /** No more topics: what none took is an error. */
