@@ -65,6 +65,7 @@ public final class CouncilTopology {
                                 Named.as("deliberate"), CLOCK_STORE, ROLES_STORE, PROPOSALS_STORE,
                                 PENDING_VOTES_STORE, DECIDED_STORE, SEEN_STORE), "council")
                 .checkingChannelsWith(new LastCheck(redactor))
+                .sealingCouncilMessagesWith(CouncilSignatures.seal(settings, appKey))
                 .to(topics.councilRoles)
                 .to(topics.councilDecisions)
                 .to(topics.councilMessages)

@@ -7,6 +7,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 
+import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
@@ -19,13 +20,15 @@ import io.cognitionstreams.topics.Topics;
  * which topology-docs/ draws and TopologyDocsTest checks.
  *
  * <p>A channel topic (people and other systems read it) takes its blocks only through the {@link ChannelCheck}, so a
- * topology that writes a channel cannot be built without naming its check ({@link #checkingChannelsWith}).
+ * topology that writes a channel cannot be built without naming its check ({@link #checkingChannelsWith}); and
+ * council.messages takes the app's messages only through its {@link CouncilSeal} ({@link #sealingCouncilMessagesWith}).
  */
 public final class Outputs {
 
     private final String name;
     private final BranchedKStream<String, SpecificRecord> split;
     private ChannelCheck lastCheck;
+    private CouncilSeal seal;
 
     private Outputs(String name, BranchedKStream<String, SpecificRecord> split) {
         this.name = name;
@@ -43,6 +46,12 @@ public final class Outputs {
         return this;
     }
 
+    /** What every council message of this split goes through just before council.messages. */
+    public Outputs sealingCouncilMessagesWith(CouncilSeal seal) {
+        this.seal = seal;
+        return this;
+    }
+
     public <V extends SpecificRecord> Outputs to(Topic<String, V> topic) {
         return to(topic, topic.produced());
     }
@@ -54,11 +63,20 @@ public final class Outputs {
     public <V extends SpecificRecord> Outputs to(Topic<String, V> topic, Produced<String, V> produced) {
         Class<V> type = topic.valueType();
         ChannelCheck check = RoutedBlock.class.equals(type) ? requireLastCheck(topic) : null;
-        split.branch((key, record) -> takes(topic, record), Branched.withConsumer(records -> (check == null
-                ? records : records.processValues(() -> new LastCheckProcessor(check, topic.name()),
-                        Named.as(name + "-last-check-" + topic.name())))
-                .mapValues(record -> type.cast(record), Named.as(name + "-as-" + topic.name()))
-                .to(topic.name(), produced.withName(name + "-to-" + topic.name())), topic.name()));
+        CouncilSeal councilSeal = CouncilMessage.class.equals(type) ? requireSeal(topic) : null;
+        split.branch((key, record) -> takes(topic, record), Branched.withConsumer(records -> {
+            KStream<String, SpecificRecord> last = records;
+            if (check != null) {
+                last = last.processValues(() -> new LastCheckProcessor(check, topic.name()),
+                        Named.as(name + "-last-check-" + topic.name()));
+            }
+            if (councilSeal != null) {
+                last = last.mapValues(record -> councilSeal.seal((CouncilMessage) record),
+                        Named.as(name + "-seal-" + topic.name()));
+            }
+            last.mapValues(record -> type.cast(record), Named.as(name + "-as-" + topic.name()))
+                    .to(topic.name(), produced.withName(name + "-to-" + topic.name()));
+        }, topic.name()));
         return this;
     }
 
@@ -68,6 +86,14 @@ public final class Outputs {
                     + " without a last check: call checkingChannelsWith(check) first");
         }
         return lastCheck;
+    }
+
+    private CouncilSeal requireSeal(Topic<String, ?> councilMessages) {
+        if (seal == null) {
+            throw new IllegalStateException(name + " writes " + councilMessages.name()
+                    + " without a seal: call sealingCouncilMessagesWith(seal) first");
+        }
+        return seal;
     }
 
     /** No more topics: what none took is an error. */
