@@ -56,6 +56,9 @@ import io.cognitionstreams.topics.Topics;
 public final class CognitionRuntime implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(CognitionRuntime.class);
+    /** After the application id, the workers' group ids; their transactional ids go on from there. */
+    private static final String MODEL_WORKER = "-model-worker";
+    private static final String EXECUTOR = "-executor";
 
     private final Settings settings;
     private final Topics topics;
@@ -78,6 +81,12 @@ public final class CognitionRuntime implements AutoCloseable {
         this.streams = streams;
         this.workers = workers;
         this.transactionWatch = transactionWatch;
+    }
+
+    /** Once a minute, or twice within a shorter limit, so a hanging transaction is found soon after it is one. */
+    private static Duration watchInterval(Duration hangingAfter) {
+        Duration half = hangingAfter.dividedBy(2);
+        return half.compareTo(Duration.ofMinutes(1)) < 0 ? half : Duration.ofMinutes(1);
     }
 
     public static CognitionRuntime start(Settings settings) {
@@ -117,7 +126,7 @@ public final class CognitionRuntime implements AutoCloseable {
             });
             streams.put(capability, app);
         }
-        ModelWorker worker = new ModelWorker(client, settings.applicationId() + "-model-worker",
+        ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
                 InstanceId.of(settings.stateDir()), topics, modelClient(settings.model()),
                 settings.model().attempts(), settings.model().usesReplay() ? 100 : 1);
         List<Worker> workers = new ArrayList<>();
@@ -125,10 +134,16 @@ public final class CognitionRuntime implements AutoCloseable {
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
         }
-        // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): say where.
+        // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): abort what
+        // is ours and safe to, say where the rest is.
+        List<String> ownPrefixes = new ArrayList<>(List.of(settings.applicationId() + MODEL_WORKER + "-",
+                settings.applicationId() + EXECUTOR + "-"));
+        streams.keySet().forEach(capability -> ownPrefixes.add(
+                StreamsSettings.applicationId(settings.applicationId(), capability) + "-"));
         TransactionWatch watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),
-                topics.all().stream().map(Topic::name).toList(), settings.tuning().hangingTransactionAfter())
-                .every(Duration.ofMinutes(1));
+                topics.all().stream().map(Topic::name).toList(), settings.tuning().hangingTransactionAfter(),
+                id -> ownPrefixes.stream().anyMatch(id::startsWith), settings.tuning().abortHangingTransactions())
+                .every(watchInterval(settings.tuning().hangingTransactionAfter()));
         CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, workers, watch);
         streams.values().forEach(KafkaStreams::start);
         workers.forEach(running -> running.thread().start());
@@ -162,7 +177,7 @@ public final class CognitionRuntime implements AutoCloseable {
         List<PublicKey> trusted = new ArrayList<>();
         trusted.add(signer.publicKey());
         tools.trustedKeys().forEach(file -> trusted.add(Ed25519.readPublicKey(file)));
-        ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + "-executor",
+        ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + EXECUTOR,
                 InstanceId.of(settings.stateDir()), topics, new ToolExecution(servers, shell, tools.callTimeout()),
                 new DecisionSignatures.Verifier(trusted), tools.threads(), 100);
         LOG.info("executor running {} tools of {} MCP servers ({}){}; approvals signed by key {}", offered.size(),
