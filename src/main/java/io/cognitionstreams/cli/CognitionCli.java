@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
                 SkillsCommand.class, PersonaCommand.class, IdentityCommand.class, GatekeeperCommand.class,
                 CouncilCommand.class, CheckpointsCommand.class, ReplayCommand.class, ForkCommand.class,
                 RewindCommand.class, SessionCommand.class, MemoryCommand.class, BenchCommand.class,
-                SchemaCommand.class,
+                SchemaCommand.class, AclCommand.class,
                 McpServerCommand.class, CommandLine.HelpCommand.class})
 public final class CognitionCli {
 

@@ -28,6 +28,7 @@ import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.cognitionstreams.gatekeeper.CognitiveLoad;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.routing.RoutingLimits;
+import io.cognitionstreams.security.Principals;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -220,6 +221,23 @@ final class RunCommand implements Callable<Integer> {
                     + Settings.DEFAULT_APPLICATION_ID + "-model-worker.")
     List<String> rewindGroups;
 
+    @Option(names = "--secure", description = "Secure the embedded broker: SASL/SCRAM logins, Kafka's "
+            + "StandardAuthorizer, least-privilege ACLs for each principal (docs/security.md); the app acts as "
+            + "User:app. Passwords and client files are in --secrets-dir.")
+    boolean secure;
+
+    @Option(names = "--secrets-dir", paramLabel = "DIR",
+            description = "With --secure: each principal's password, generated once (<name>.password, owner-only), "
+                    + "and client settings to give any command as --command-config (<name>.properties) "
+                    + "(default: <data-dir>/secrets).")
+    Path secretsDir;
+
+    @Option(names = "--tenants", defaultValue = AclCommand.ProfileOptions.DEFAULT_TENANTS, split = ",",
+            paramLabel = "TENANT",
+            description = "With --secure: tenants, each with an agent principal agent-<tenant> that writes "
+                    + "cognition.requests and reads channel.<tenant>.* (default: ${DEFAULT-VALUE}).")
+    List<String> tenants;
+
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
     boolean demo;
@@ -255,17 +273,41 @@ final class RunCommand implements Callable<Integer> {
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
         Map<String, Object> clientProperties = cluster.fileSettings();
+        Map<String, Object> governanceProperties = clientProperties;
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.namedCluster().orElse(null);
+        Optional<SecureDeployment> secured = Optional.empty();
+        if (secure) {
+            if (bootstrap != null) {
+                err.println("error: --secure secures the embedded broker. For a cluster of your own, give "
+                        + "--command-config with its SASL settings and apply the ACLs with `cognition acl apply` "
+                        + "(docs/operations.md)");
+                return 2;
+            }
+            secured = Optional.of(SecureDeployment.prepare(secretsDir != null ? secretsDir
+                    : dataDir.resolve("secrets"), new Principals(tenants, councilRoles), applicationId));
+        }
         if (bootstrap == null) {
             // The broker takes seconds to start, more after an unclean stop: say what is going on meanwhile.
-            err.printf("starting the embedded Kafka broker (data in %s)%n", dataDir.resolve("kafka"));
+            err.printf("starting the embedded Kafka broker (data in %s)%s%n", dataDir.resolve("kafka"),
+                    secure ? ", secured" : "");
             err.flush();
             broker = EmbeddedKafkaBroker.start(new BrokerSettings(dataDir.resolve("kafka"), port, controllerPort,
-                    Duration.ofSeconds(60)));
+                    Duration.ofSeconds(60), secured.map(SecureDeployment::saslUsers)));
             bootstrap = broker.bootstrapServers();
             err.printf("embedded Kafka broker at %s (data in %s)%n", bootstrap, broker.dataDir());
             err.flush();
+        }
+        if (secured.isPresent()) {
+            try {
+                secured.get().configure(bootstrap, err);
+            } catch (Exception e) {
+                broker.close();
+                throw e;
+            }
+            // The file's other settings (timeouts, tuning) still apply; who the app is comes from the secrets.
+            clientProperties = secured.get().clientSettings(Principals.APP, clientProperties);
+            governanceProperties = secured.get().clientSettings(Principals.GOVERNANCE, cluster.fileSettings());
         }
         short replication = replicationFactor != null ? replicationFactor : (short) (broker != null ? 1 : -1);
         Settings settings = new Settings(bootstrap, applicationId,
@@ -289,7 +331,7 @@ final class RunCommand implements Callable<Integer> {
                 }
                 return 1;
             }
-            started = CognitionRuntime.start(settings, skills);
+            started = CognitionRuntime.start(settings, skills, governanceProperties);
             if (!skills.isEmpty()) {
                 err.printf("loaded %d skills from %s%n", skills.size(), skillsDir);
             }
