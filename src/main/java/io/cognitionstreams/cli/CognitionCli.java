@@ -39,7 +39,7 @@ public final class CognitionCli {
         commandLine.registerConverter(java.time.Duration.class, new DurationConverter());
         ProduceCommand.describeKeys(commandLine.getSubcommands().get("produce").getCommandSpec());
         commandLine.setExecutionExceptionHandler((error, cmd, parsed) -> {
-            cmd.getErr().println("error: " + rootMessage(error));
+            cmd.getErr().println("error: " + Refusal.describe(error, cmd).orElseGet(() -> rootMessage(error)));
             return 2;
         });
         return commandLine;
