@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.Map;
@@ -22,6 +23,7 @@ import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.clients.ClientProperties;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.demo.WorkspaceServer;
@@ -232,6 +234,12 @@ final class RunCommand implements Callable<Integer> {
                     + "(default: <data-dir>/secrets).")
     Path secretsDir;
 
+    @Option(names = "--governance-config", paramLabel = "FILE",
+            description = "Client settings (as --command-config) to publish the skills and built-in personas with at "
+                    + "start: on a secured cluster only the governance principal may write them "
+                    + "(default: the app's own; with --secure: governance's from --secrets-dir).")
+    Path governanceConfig;
+
     @Option(names = "--tenants", defaultValue = AclCommand.ProfileOptions.DEFAULT_TENANTS, split = ",",
             paramLabel = "TENANT",
             description = "With --secure: tenants, each with an agent principal agent-<tenant> that writes "
@@ -274,6 +282,11 @@ final class RunCommand implements Callable<Integer> {
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
         Map<String, Object> clientProperties = cluster.fileSettings();
         Map<String, Object> governanceProperties = clientProperties;
+        if (governanceConfig != null) {
+            // The file names who publishes; the app's file still gives everything else (timeouts, tuning).
+            governanceProperties = new HashMap<>(clientProperties);
+            governanceProperties.putAll(ClientProperties.load(governanceConfig, Map.of()));
+        }
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.namedCluster().orElse(null);
         Optional<SecureDeployment> secured = Optional.empty();

@@ -90,6 +90,10 @@ class SecureModeIT {
 
             tenantChannelsAreTheirTenantsOnly(secrets);
 
+            Cli apply = Cli.run("acl", "apply", "--command-config", secrets.resolve("admin.properties").toString());
+            assertThat(apply.exitCode()).as(apply.err()).isZero();
+            assertThat(apply.err()).as("run --secure applied them all already").contains(": 0 new");
+
             awaitOutput(run, out, "channel.cli_chat       demo-inspect");
             assertThat(Files.readString(out, StandardCharsets.UTF_8))
                     .contains("sent 5 demo requests and 1 malformed record to cognition.requests")
