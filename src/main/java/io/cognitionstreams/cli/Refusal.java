@@ -1,11 +1,7 @@
 package io.cognitionstreams.cli;
 
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
@@ -13,6 +9,7 @@ import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 
+import io.cognitionstreams.clients.ClientPrincipal;
 import picocli.CommandLine;
 
 /**
@@ -24,7 +21,6 @@ final class Refusal {
     /** Commands that write; the others read, so a refused topic was refused for reading. */
     private static final Set<String> WRITERS = Set.of("produce", "skills load", "skills delete", "persona load",
             "identity set", "council keygen", "session import", "memory forget", "replay", "fork");
-    private static final Pattern USERNAME = Pattern.compile("username=\"([^\"]*)\"");
 
     private Refusal() {
     }
@@ -73,19 +69,11 @@ final class Refusal {
                 .orElse("(not named by the cluster)");
     }
 
-    /** {@code User:<name>} from the SASL login of the command's client settings. */
+    /** The principal the broker sees for the command's client settings. */
     private static String principal(CommandLine command) {
-        List<Object> options = command.getCommandSpec().mixins().values().stream()
-                .map(mixin -> mixin.userObject()).filter(ClusterOptions.class::isInstance).toList();
-        if (options.isEmpty()) {
-            return "this client";
-        }
-        Map<String, Object> settings = ((ClusterOptions) options.get(0)).fileSettings();
-        Object jaas = settings.get("sasl.jaas.config");
-        if (jaas == null) {
-            return "User:ANONYMOUS (no SASL login in the client settings)";
-        }
-        Matcher user = USERNAME.matcher(jaas.toString());
-        return user.find() ? "User:" + user.group(1) : "the principal of the client settings' SASL login";
+        return command.getCommandSpec().mixins().values().stream().map(mixin -> mixin.userObject())
+                .filter(ClusterOptions.class::isInstance).map(ClusterOptions.class::cast).findFirst()
+                .map(options -> ClientPrincipal.describe(options.fileSettings(), System.getProperty("user.name")))
+                .orElse("this client");
     }
 }

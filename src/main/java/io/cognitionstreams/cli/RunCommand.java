@@ -332,7 +332,8 @@ final class RunCommand implements Callable<Integer> {
                         compressionDeadline),
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
-                gatekeeper, council, tuning.tuning(), clientProperties, tools, retention);
+                gatekeeper, council, secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
+                tools, retention);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
@@ -383,6 +384,19 @@ final class RunCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Aborting another producer's transaction (WriteTxnMarkers) needs CLUSTER_ACTION, which would also let User:app
+     * fetch any partition as a replica, past every topic ACL: secured, the app reports hanging transactions with
+     * the command that aborts them, for an operator with the broker's own login.
+     */
+    private static Settings.Tuning reportOnly(Settings.Tuning tuning, PrintWriter err) {
+        if (tuning.abortHangingTransactions()) {
+            err.println("secured: hanging transactions are reported, not aborted by the app (docs/security.md)");
+        }
+        return new Settings.Tuning(tuning.commitInterval(), tuning.standbyReplicas(), tuning.assemblyThreads(),
+                tuning.hangingTransactionAfter(), false);
     }
 
     /** Each group in turn; stops at the first that cannot be rewound, which says why. */

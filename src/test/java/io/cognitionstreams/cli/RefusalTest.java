@@ -50,7 +50,7 @@ class RefusalTest {
         CommandLine tail = parsed("tail", "--topic", "channel.cli_chat");
 
         assertThat(Refusal.describe(new TopicAuthorizationException(Set.of("channel.cli_chat")), tail))
-                .hasValueSatisfying(line -> assertThat(line).contains("User:ANONYMOUS (no SASL login"));
+                .hasValueSatisfying(line -> assertThat(line).contains("User:ANONYMOUS (os user "));
         assertThat(Refusal.describe(new KafkaException("broker down"), tail)).isEmpty();
     }
 
