@@ -94,7 +94,8 @@ class SecureModeIT {
             assertThat(apply.exitCode()).as(apply.err()).isZero();
             assertThat(apply.err()).as("run --secure applied them all already").contains(": 0 new");
 
-            awaitOutput(run, out, "channel.cli_chat       demo-inspect");
+            // The whole tool loop, as User:app: the executor's MCP call approved, run, and its result answered.
+            awaitOutput(run, out, String.format("%-22s %-14s %s", "tool.results", "demo-inspect", "SUCCEEDED"));
             assertThat(Files.readString(out, StandardCharsets.UTF_8))
                     .contains("sent 5 demo requests and 1 malformed record to cognition.requests")
                     .containsPattern("channel\\.cli_chat\\s+demo-deploy\\s+1/\\d+ PLAN")
