@@ -120,8 +120,7 @@ public final class CognitionRuntime implements AutoCloseable {
         }
         requireRoomForLetters(topics.limits());
         Map<String, Object> publisher = new HashMap<>(governance);
-        publisher.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
-                settings.bootstrapServers());
+        publisher.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         if (!skills.isEmpty()) {
             Publisher.publish(publisher, topics.skills, skills);
         }

@@ -74,9 +74,9 @@ import kafka.tools.StorageTool;
  *       by Kafka's StandardAuthorizer against ACLs, denied when none matches; the broker's own user is the only
  *       super user. The controller listener uses SASL PLAIN with that same user instead: SCRAM credentials live in
  *       the metadata log the controller serves, so they cannot authenticate the connections that read it. Both
- *       are unencrypted, on loopback. SCRAM users are created when the storage is formatted (the broker's own,
- *       which its self-connections need from the first second) and upserted through the controller at every
- *       start, so a data directory formatted earlier, or a password rotated in the secrets, works as well.</li>
+ *       are unencrypted, on loopback. The broker's own SCRAM user is created when the storage is formatted (its
+ *       self-connections need it from the first second); every user is then upserted, as the broker's own, at
+ *       every start, so a user added or a password rotated later takes effect on the next start.</li>
  *   <li>A static voter ({@code controller.quorum.voters}) rather than a dynamic quorum: static voters are not
  *       recorded in the metadata log, so the controller port may differ between restarts.</li>
  *   <li>The cluster id lives in {@code <dataDir>/cluster.id}: Kafka refuses a log directory formatted for another
