@@ -5,6 +5,7 @@ import java.security.PublicKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.streams.CloseOptions;
@@ -99,6 +101,15 @@ public final class CognitionRuntime implements AutoCloseable {
      *               built-in personas are published then too, where the topic lacks them
      */
     public static CognitionRuntime start(Settings settings, Map<String, Skill> skills) {
+        return start(settings, skills, settings.clientProperties());
+    }
+
+    /**
+     * @param governance the client settings the skills and built-in personas are published with: on a secured
+     *                   cluster only the governance principal may write them, not the app's
+     */
+    public static CognitionRuntime start(Settings settings, Map<String, Skill> skills,
+                                         Map<String, Object> governance) {
         Map<String, Object> client = settings.clientConfig();
         Topics topics;
         try (Admin admin = Admin.create(client)) {
@@ -108,10 +119,12 @@ public final class CognitionRuntime implements AutoCloseable {
                     named.all().stream().map(Topic::name).toList(), OutputLimits.DEFAULT_MAX_REQUEST_BYTES));
         }
         requireRoomForLetters(topics.limits());
+        Map<String, Object> publisher = new HashMap<>(governance);
+        publisher.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         if (!skills.isEmpty()) {
-            Publisher.publish(client, topics.skills, skills);
+            Publisher.publish(publisher, topics.skills, skills);
         }
-        publishDefaultPersonas(client, topics);
+        publishDefaultPersonas(publisher, topics);
         Pipeline.Parts parts = Pipeline.Parts.of(settings);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
         for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
