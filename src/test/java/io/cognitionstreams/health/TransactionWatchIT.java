@@ -40,12 +40,8 @@ class TransactionWatchIT {
     @Test
     void reportsATransactionLeftOpenAndForgetsItOnceAborted(EmbeddedKafkaBroker broker) throws Exception {
         String bootstrap = broker.bootstrapServers();
-        String topic = "watch-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(client)) {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(2), Optional.empty()))).all()
-                    .get(30, TimeUnit.SECONDS);
-        }
+        String topic = twoPartitions(client, "watch-");
         try (TransactionWatch watch = new TransactionWatch(client, "watch-it", bootstrap, List.of(topic),
                 Duration.ofSeconds(1), id -> false, true);
              KafkaProducer<String, String> open = transactional(bootstrap, "left-open");
@@ -86,12 +82,8 @@ class TransactionWatchIT {
     void neverAbortsWhatItsCoordinatorStillHoldsNorAnotherApplicationsTransaction(EmbeddedKafkaBroker broker)
             throws Exception {
         String bootstrap = broker.bootstrapServers();
-        String topic = "watch-own-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(client)) {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(2), Optional.empty()))).all()
-                    .get(30, TimeUnit.SECONDS);
-        }
+        String topic = twoPartitions(client, "watch-own-");
         try (TransactionWatch watch = new TransactionWatch(client, "watch-own", bootstrap, List.of(topic),
                 Duration.ofSeconds(1), id -> id.startsWith("app-"), true);
              KafkaProducer<String, String> own = transactional(bootstrap, "app-model-worker");
@@ -123,6 +115,15 @@ class TransactionWatchIT {
                 Thread.sleep(200);
             }
         }
+    }
+
+    private static String twoPartitions(Map<String, Object> client, String prefix) throws Exception {
+        String topic = prefix + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = Admin.create(client)) {
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(2), Optional.empty()))).all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        return topic;
     }
 
     private static List<OpenTransaction> ours(List<OpenTransaction> hanging, String topic) {
