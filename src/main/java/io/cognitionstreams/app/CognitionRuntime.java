@@ -5,6 +5,7 @@ import java.security.PublicKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.streams.CloseOptions;
@@ -56,6 +58,9 @@ import io.cognitionstreams.topics.Topics;
 public final class CognitionRuntime implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(CognitionRuntime.class);
+    /** After the application id, the workers' group ids; their transactional ids go on from there. */
+    private static final String MODEL_WORKER = "-model-worker";
+    private static final String EXECUTOR = "-executor";
 
     private final Settings settings;
     private final Topics topics;
@@ -80,6 +85,12 @@ public final class CognitionRuntime implements AutoCloseable {
         this.transactionWatch = transactionWatch;
     }
 
+    /** Once a minute, or twice within a shorter limit, so a hanging transaction is found soon after it is one. */
+    private static Duration watchInterval(Duration hangingAfter) {
+        Duration half = hangingAfter.dividedBy(2);
+        return half.compareTo(Duration.ofMinutes(1)) < 0 ? half : Duration.ofMinutes(1);
+    }
+
     public static CognitionRuntime start(Settings settings) {
         return start(settings, Map.of());
     }
@@ -90,6 +101,15 @@ public final class CognitionRuntime implements AutoCloseable {
      *               built-in personas are published then too, where the topic lacks them
      */
     public static CognitionRuntime start(Settings settings, Map<String, Skill> skills) {
+        return start(settings, skills, settings.clientProperties());
+    }
+
+    /**
+     * @param governance the client settings the skills and built-in personas are published with: on a secured
+     *                   cluster only the governance principal may write them, not the app's
+     */
+    public static CognitionRuntime start(Settings settings, Map<String, Skill> skills,
+                                         Map<String, Object> governance) {
         Map<String, Object> client = settings.clientConfig();
         Topics topics;
         try (Admin admin = Admin.create(client)) {
@@ -99,10 +119,12 @@ public final class CognitionRuntime implements AutoCloseable {
                     named.all().stream().map(Topic::name).toList(), OutputLimits.DEFAULT_MAX_REQUEST_BYTES));
         }
         requireRoomForLetters(topics.limits());
+        Map<String, Object> publisher = new HashMap<>(governance);
+        publisher.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         if (!skills.isEmpty()) {
-            Publisher.publish(client, topics.skills, skills);
+            Publisher.publish(publisher, topics.skills, skills);
         }
-        publishDefaultPersonas(client, topics);
+        publishDefaultPersonas(publisher, topics);
         Pipeline.Parts parts = Pipeline.Parts.of(settings);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
         for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
@@ -117,7 +139,7 @@ public final class CognitionRuntime implements AutoCloseable {
             });
             streams.put(capability, app);
         }
-        ModelWorker worker = new ModelWorker(client, settings.applicationId() + "-model-worker",
+        ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
                 InstanceId.of(settings.stateDir()), topics, modelClient(settings.model()),
                 settings.model().attempts(), settings.model().usesReplay() ? 100 : 1);
         List<Worker> workers = new ArrayList<>();
@@ -125,10 +147,16 @@ public final class CognitionRuntime implements AutoCloseable {
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
         }
-        // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): say where.
+        // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): abort what
+        // is ours and safe to, say where the rest is.
+        List<String> ownPrefixes = new ArrayList<>(List.of(settings.applicationId() + MODEL_WORKER + "-",
+                settings.applicationId() + EXECUTOR + "-"));
+        streams.keySet().forEach(capability -> ownPrefixes.add(
+                StreamsSettings.applicationId(settings.applicationId(), capability) + "-"));
         TransactionWatch watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),
-                topics.all().stream().map(Topic::name).toList(), settings.tuning().hangingTransactionAfter())
-                .every(Duration.ofMinutes(1));
+                topics.all().stream().map(Topic::name).toList(), settings.tuning().hangingTransactionAfter(),
+                id -> ownPrefixes.stream().anyMatch(id::startsWith), settings.tuning().abortHangingTransactions())
+                .every(watchInterval(settings.tuning().hangingTransactionAfter()));
         CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, workers, watch);
         streams.values().forEach(KafkaStreams::start);
         workers.forEach(running -> running.thread().start());
@@ -162,7 +190,7 @@ public final class CognitionRuntime implements AutoCloseable {
         List<PublicKey> trusted = new ArrayList<>();
         trusted.add(signer.publicKey());
         tools.trustedKeys().forEach(file -> trusted.add(Ed25519.readPublicKey(file)));
-        ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + "-executor",
+        ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + EXECUTOR,
                 InstanceId.of(settings.stateDir()), topics, new ToolExecution(servers, shell, tools.callTimeout()),
                 new DecisionSignatures.Verifier(trusted), tools.threads(), 100);
         LOG.info("executor running {} tools of {} MCP servers ({}){}; approvals signed by key {}", offered.size(),

@@ -20,6 +20,7 @@ import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.assembly.compression.CompressionChain;
 import io.cognitionstreams.assembly.compression.ExtractiveSummarizer;
 import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.council.CouncilSignatures;
 import io.cognitionstreams.council.CouncilTopology;
 import io.cognitionstreams.embeddings.CachingEmbedder;
 import io.cognitionstreams.embeddings.EmbeddingModel;
@@ -42,6 +43,7 @@ import io.cognitionstreams.timetravel.StageContracts;
 import io.cognitionstreams.timetravel.TimeTravelTopology;
 import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.CouncilSeal;
 
 /**
  * All capabilities of the app, each a static topology builder. Each runs as its own Kafka Streams application
@@ -64,6 +66,11 @@ public final class Pipeline {
     public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper,
                         CouncilSettings council, DecisionSignatures.Signer signer, int autoContinueSteps,
                         MemoryRetention memoryRetention, EmbeddingModel memoryModel) {
+
+        /** Signs the app's council messages with the gatekeeper's key when the council requires signatures. */
+        public CouncilSeal seal() {
+            return CouncilSignatures.seal(council, signer.key());
+        }
 
         /** The local parts only: extractive compression, no model tiers, the defaults of everything else. */
         public static Parts defaults() {
@@ -137,10 +144,10 @@ public final class Pipeline {
         // on it is this capability's to dead-letter.
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
                 AssemblyTopology.build(builder, topics, parts.assembler(), parts.memoryModel(),
-                        parts.autoContinueSteps(), parts.memoryRetention()),
+                        parts.autoContinueSteps(), parts.memoryRetention(), parts.seal()),
                 Set.of(Topics.LLM_OUTPUTS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
-                RoutingTopology.build(builder, topics, parts.router()), Set.of()));
+                RoutingTopology.build(builder, topics, parts.router(), parts.seal()), Set.of()));
         capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
                 GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor(),
                         parts.signer()), Set.of()));
@@ -149,7 +156,7 @@ public final class Pipeline {
                         parts.signer().key()), Set.of()));
         capabilities.put(TimeTravelTopology.NAME, new Capability((builder, topics) ->
                 TimeTravelTopology.build(builder, topics, new StageContracts(parts.assembler().instructions()),
-                        AutoFixPolicy.defaults()),
+                        AutoFixPolicy.defaults(), parts.seal()),
                 Set.of(Topics.COGNITION_REQUESTS, Topics.COGNITION_PACKETS, Topics.LLM_OUTPUTS)));
         // The skills, identity and memory the other capabilities mirror: their bad records are dead-lettered here.
         capabilities.put(GovernanceTopology.NAME, new Capability(GovernanceTopology::build, Set.of()));

@@ -97,9 +97,11 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      * @param hangingTransactionAfter how long a transaction may stay silent on one of the pipeline's partitions
      *                        before it is reported as hanging: the brokers' transaction.max.timeout.ms, past which
      *                        no producer's transaction can legitimately be open
+     * @param abortHangingTransactions abort a hanging transaction of the app's own producers when that is safe
+     *                        ({@code HangingTransactions.judge}), rather than only report it
      */
     public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads,
-                         Duration hangingTransactionAfter) {
+                         Duration hangingTransactionAfter, boolean abortHangingTransactions) {
 
         public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
         public static final int DEFAULT_ASSEMBLY_THREADS = 1;
@@ -118,7 +120,7 @@ public record Settings(String bootstrapServers, String applicationId, Path state
 
         public static Tuning defaults() {
             return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS,
-                    Duration.ofMinutes(15));
+                    Duration.ofMinutes(15), true);
         }
     }
 

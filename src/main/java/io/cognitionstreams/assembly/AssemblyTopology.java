@@ -19,6 +19,7 @@ import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.GlobalMirror;
+import io.cognitionstreams.topology.CouncilSeal;
 import io.cognitionstreams.topology.Outputs;
 
 /**
@@ -47,7 +48,8 @@ public final class AssemblyTopology {
      * @param retention         how much episodic memory each scope keeps
      */
     public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler,
-                             EmbeddingModel memoryModel, int autoContinueSteps, MemoryRetention retention) {
+                             EmbeddingModel memoryModel, int autoContinueSteps, MemoryRetention retention,
+                             CouncilSeal seal) {
         // Skills, identity, personas and tools are small and read by every session: a global copy on each instance.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
         GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK);
@@ -90,6 +92,7 @@ public final class AssemblyTopology {
         Outputs.of(builder.stream(topics.toolResults.name(), topics.toolResults.consumed())
                         .process(() -> new AssemblyProcessors.RememberResult(sessions), Named.as("remember-result"), SESSION_STORE,
                                 HISTORY_STORE), "after-result")
+                .sealingCouncilMessagesWith(seal)
                 .to(topics.requests)
                 .to(topics.councilMessages)
                 .to(topics.events)

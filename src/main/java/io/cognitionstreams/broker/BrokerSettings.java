@@ -3,6 +3,7 @@ package io.cognitionstreams.broker;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where and how the embedded broker runs. A port of 0 picks a free port at start.
@@ -11,11 +12,19 @@ import java.util.Objects;
  * @param brokerPort     port of the PLAINTEXT listener clients connect to
  * @param controllerPort port of the KRaft controller listener
  * @param readyTimeout   how long {@link EmbeddedKafkaBroker#start} waits for the broker to answer
+ * @param sasl           when present, the broker requires SASL logins and authorizes every request by its ACLs
  */
-public record BrokerSettings(Path dataDir, int brokerPort, int controllerPort, Duration readyTimeout) {
+public record BrokerSettings(Path dataDir, int brokerPort, int controllerPort, Duration readyTimeout,
+                             Optional<SaslUsers> sasl) {
+
+    /** An open broker: no authentication, no authorization. */
+    public BrokerSettings(Path dataDir, int brokerPort, int controllerPort, Duration readyTimeout) {
+        this(dataDir, brokerPort, controllerPort, readyTimeout, Optional.empty());
+    }
 
     public BrokerSettings {
         Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(sasl, "sasl");
         Objects.requireNonNull(readyTimeout, "readyTimeout");
         checkPort(brokerPort, "brokerPort");
         checkPort(controllerPort, "controllerPort");

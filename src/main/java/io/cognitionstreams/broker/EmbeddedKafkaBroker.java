@@ -15,10 +15,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -28,8 +30,13 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,8 +67,16 @@ import kafka.tools.StorageTool;
  *       (docs/reliability.md, "Kill and restart"). Broker and controller share the process, so a heartbeat is late
  *       only when the whole JVM stalls; were it ever late by 3 s, the broker would be fenced until its next
  *       heartbeat, a pause rather than a loss.</li>
- *   <li>Listeners bind 127.0.0.1 only: the broker has no authentication and is not meant to be reachable from
- *       other hosts; an explicit IPv4 address also avoids {@code localhost} resolving to {@code ::1}.</li>
+ *   <li>Listeners bind 127.0.0.1 only: the broker is not meant to be reachable from other hosts (and without
+ *       {@link BrokerSettings#sasl()} has no authentication); an explicit IPv4 address also avoids {@code localhost}
+ *       resolving to {@code ::1}.</li>
+ *   <li>Secured ({@link BrokerSettings#sasl()}): clients log in with SCRAM-SHA-512 and every request is checked
+ *       by Kafka's StandardAuthorizer against ACLs, denied when none matches; the broker's own user is the only
+ *       super user. The controller listener uses SASL PLAIN with that same user instead: SCRAM credentials live in
+ *       the metadata log the controller serves, so they cannot authenticate the connections that read it. Both
+ *       are unencrypted, on loopback. The broker's own SCRAM user is created when the storage is formatted (its
+ *       self-connections need it from the first second); every user is then upserted, as the broker's own, at
+ *       every start, so a user added or a password rotated later takes effect on the next start.</li>
  *   <li>A static voter ({@code controller.quorum.voters}) rather than a dynamic quorum: static voters are not
  *       recorded in the metadata log, so the controller port may differ between restarts.</li>
  *   <li>The cluster id lives in {@code <dataDir>/cluster.id}: Kafka refuses a log directory formatted for another
@@ -78,6 +93,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private static final String SERVER_PROPERTIES_FILE = "server.properties";
     private static final String LOG_DIR = "kafka-logs";
     private static final Duration POLL_INTERVAL = Duration.ofMillis(100);
+    private static final String SCRAM = "SCRAM-SHA-512";
+    /** kafka-configs' default for a SCRAM credential. */
+    private static final int SCRAM_ITERATIONS = 4096;
 
     private final KafkaRaftServer server;
     private final String bootstrapServers;
@@ -108,8 +126,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
         createDirectories(logDir);
         String clusterId = loadOrCreateClusterId(dataDir, logDir);
-        Properties props = serverProperties(logDir, ports);
-        format(writeProperties(dataDir.resolve(SERVER_PROPERTIES_FILE), props), clusterId, logDir);
+        Properties props = serverProperties(logDir, ports, settings.sasl());
+        format(writeProperties(dataDir.resolve(SERVER_PROPERTIES_FILE), props), clusterId, logDir, settings.sasl());
 
         KafkaConfig config;
         try {
@@ -120,7 +138,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
         try {
             server.startup();
-            awaitReady(bootstrap, deadline);
+            awaitReady(bootstrap, settings.sasl(), deadline);
+            if (settings.sasl().isPresent()) {
+                upsertScramUsers(bootstrap, settings.sasl().get(), deadline);
+            }
         } catch (TimeoutException e) {
             stop(server);
             throw new BrokerStartException("Embedded Kafka broker at " + bootstrap + " was not ready within "
@@ -144,7 +165,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         return new EmbeddedKafkaBroker(server, bootstrap, dataDir, clusterId);
     }
 
-    /** {@code host:port} of the PLAINTEXT listener, for {@code bootstrap.servers}. */
+    /** {@code host:port} of the client listener, for {@code bootstrap.servers}. */
     public String bootstrapServers() {
         return bootstrapServers;
     }
@@ -172,17 +193,46 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         }
     }
 
-    private static Properties serverProperties(Path logDir, Ports ports) {
+    /**
+     * What a client of a secured broker sets to log in as {@code user}: SCRAM-SHA-512 over SASL_PLAINTEXT. The
+     * password is quoted into a JAAS line, so {@link SaslUsers} allows only characters that need no escaping.
+     */
+    public static Map<String, Object> scramClientSettings(String user, String password) {
+        return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", SCRAM,
+                "sasl.jaas.config", jaas("org.apache.kafka.common.security.scram.ScramLoginModule", user, password,
+                        ""));
+    }
+
+    private static Properties serverProperties(Path logDir, Ports ports, Optional<SaslUsers> sasl) {
         Properties props = new Properties();
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
         props.put("controller.quorum.voters", "1@" + HOST + ":" + ports.controller());
-        props.put("listeners", "PLAINTEXT://" + HOST + ":" + ports.broker() + ",CONTROLLER://" + HOST + ":"
+        String client = sasl.isPresent() ? "CLIENT" : "PLAINTEXT";
+        props.put("listeners", client + "://" + HOST + ":" + ports.broker() + ",CONTROLLER://" + HOST + ":"
                 + ports.controller());
-        props.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + ports.broker());
+        props.put("advertised.listeners", client + "://" + HOST + ":" + ports.broker());
         props.put("controller.listener.names", "CONTROLLER");
-        props.put("inter.broker.listener.name", "PLAINTEXT");
-        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("inter.broker.listener.name", client);
+        if (sasl.isPresent()) {
+            SaslUsers users = sasl.get();
+            props.put("listener.security.protocol.map", "CLIENT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
+            props.put("listener.name.client.sasl.enabled.mechanisms", SCRAM);
+            props.put("sasl.mechanism.inter.broker.protocol", SCRAM);
+            props.put("listener.name.client.scram-sha-512.sasl.jaas.config",
+                    jaas("org.apache.kafka.common.security.scram.ScramLoginModule", users.admin(),
+                            users.adminPassword(), ""));
+            props.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
+            props.put("sasl.mechanism.controller.protocol", "PLAIN");
+            props.put("listener.name.controller.plain.sasl.jaas.config",
+                    jaas("org.apache.kafka.common.security.plain.PlainLoginModule", users.admin(),
+                            users.adminPassword(), " user_" + users.admin() + "=\"" + users.adminPassword() + "\""));
+            props.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            props.put("allow.everyone.if.no.acl.found", "false");
+            props.put("super.users", "User:" + users.admin());
+        } else {
+            props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        }
         props.put("log.dirs", logDir.toString());
         props.put("default.replication.factor", "1");
         props.put("offsets.topic.replication.factor", "1");
@@ -289,12 +339,19 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         return Optional.ofNullable(props.getProperty("cluster.id"));
     }
 
-    private static void format(Path propertiesFile, String clusterId, Path logDir) {
+    private static String jaas(String module, String user, String password, String extra) {
+        return module + " required username=\"" + user + "\" password=\"" + password + "\"" + extra + ";";
+    }
+
+    private static void format(Path propertiesFile, String clusterId, Path logDir, Optional<SaslUsers> sasl) {
         ByteArrayOutputStream output = new ByteArrayOutputStream();
+        List<String> args = new ArrayList<>(List.of(
+                "format", "-t", clusterId, "-c", propertiesFile.toString(), "--ignore-formatted"));
+        sasl.ifPresent(users -> args.addAll(List.of("--add-scram",
+                SCRAM + "=[name=" + users.admin() + ",password=" + users.adminPassword() + "]")));
         int rc;
         try (PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8)) {
-            rc = StorageTool.execute(new String[] {
-                "format", "-t", clusterId, "-c", propertiesFile.toString(), "--ignore-formatted"}, out);
+            rc = StorageTool.execute(args.toArray(String[]::new), out);
         } catch (Exception e) {
             throw new BrokerStartException("Could not format Kafka storage in " + logDir + ": " + e.getMessage()
                     + " " + output.toString(StandardCharsets.UTF_8).trim(), e);
@@ -307,10 +364,34 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         log.debug("Kafka storage format: {}", text);
     }
 
-    private static void awaitReady(String bootstrap, long deadline) throws TimeoutException, InterruptedException {
+    /**
+     * Creates or updates every SCRAM user, logged in as the broker's own user (created at format time). Kafka 4.3
+     * does not take this request on the controller listener, so it goes through the client listener.
+     */
+    private static void upsertScramUsers(String bootstrap, SaslUsers users, long deadline)
+            throws TimeoutException, InterruptedException {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "embedded-broker-scram-users");
+        props.putAll(scramClientSettings(users.admin(), users.adminPassword()));
+        List<UserScramCredentialAlteration> upserts = new ArrayList<>();
+        users.users().forEach((name, password) -> upserts.add(new UserScramCredentialUpsertion(name,
+                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, SCRAM_ITERATIONS), password)));
+        long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        try (Admin admin = Admin.create(props)) {
+            admin.alterUserScramCredentials(upserts).all().get(remainingMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new BrokerStartException("Could not create the SCRAM users " + users.users().keySet()
+                    + ": " + e.getCause().getMessage(), e);
+        }
+    }
+
+    private static void awaitReady(String bootstrap, Optional<SaslUsers> sasl, long deadline)
+            throws TimeoutException, InterruptedException {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "embedded-broker-readiness");
+        sasl.ifPresent(users -> props.putAll(scramClientSettings(users.admin(), users.adminPassword())));
         Admin admin = Admin.create(props);
         try {
             Exception last = null;
@@ -332,6 +413,13 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                         return;
                     }
                 } catch (ExecutionException | TimeoutException e) {
+                    if (e.getCause() instanceof SaslAuthenticationException && sasl.isPresent()) {
+                        // Retrying cannot help: the storage was formatted without this user or password.
+                        throw new BrokerStartException("The broker's own user '" + sasl.get().admin()
+                                + "' cannot log in: this data directory was first started without --secure, or "
+                                + "with another password for it. Use a new data directory, or the secrets it was "
+                                + "started with (" + e.getCause().getMessage() + ")", e);
+                    }
                     last = e;
                 }
                 Thread.sleep(Math.min(POLL_INTERVAL.toMillis(), Math.max(1, remainingMs)));
@@ -372,12 +460,29 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
 
     private static Path writeProperties(Path file, Properties props) {
+        if (props.containsKey("super.users")) {
+            ownerOnly(file);
+        }
         try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             props.store(writer, "Written by EmbeddedKafkaBroker on every start; edits are overwritten");
         } catch (IOException e) {
             throw new BrokerStartException("Could not write " + file + ": " + e.getMessage(), e);
         }
         return file;
+    }
+
+    /** The file holds the broker's password: created empty, readable by its owner only, before it is written. */
+    private static void ownerOnly(Path file) {
+        try {
+            if (!Files.exists(file)) {
+                Files.createFile(file);
+            }
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            log.warn("Cannot restrict {} to its owner on this file system: it holds the broker's password", file);
+        } catch (IOException e) {
+            throw new BrokerStartException("Could not restrict " + file + " to its owner: " + e.getMessage(), e);
+        }
     }
 
     private static String readString(Path file) {

@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
                 SkillsCommand.class, PersonaCommand.class, IdentityCommand.class, GatekeeperCommand.class,
                 CouncilCommand.class, CheckpointsCommand.class, ReplayCommand.class, ForkCommand.class,
                 RewindCommand.class, SessionCommand.class, MemoryCommand.class, BenchCommand.class,
-                SchemaCommand.class,
+                SchemaCommand.class, AclCommand.class,
                 McpServerCommand.class, CommandLine.HelpCommand.class})
 public final class CognitionCli {
 
@@ -39,7 +39,7 @@ public final class CognitionCli {
         commandLine.registerConverter(java.time.Duration.class, new DurationConverter());
         ProduceCommand.describeKeys(commandLine.getSubcommands().get("produce").getCommandSpec());
         commandLine.setExecutionExceptionHandler((error, cmd, parsed) -> {
-            cmd.getErr().println("error: " + rootMessage(error));
+            cmd.getErr().println("error: " + Refusal.describe(error, cmd).orElseGet(() -> rootMessage(error)));
             return 2;
         });
         return commandLine;

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.Map;
@@ -21,12 +22,14 @@ import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.clients.ClientProperties;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.cognitionstreams.gatekeeper.CognitiveLoad;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.routing.RoutingLimits;
+import io.cognitionstreams.security.Principals;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -219,6 +222,29 @@ final class RunCommand implements Callable<Integer> {
                     + Settings.DEFAULT_APPLICATION_ID + "-model-worker.")
     List<String> rewindGroups;
 
+    @Option(names = "--secure", description = "Secure the embedded broker: SASL/SCRAM logins, Kafka's "
+            + "StandardAuthorizer, least-privilege ACLs for each principal (docs/security.md); the app acts as "
+            + "User:app. Passwords and client files are in --secrets-dir.")
+    boolean secure;
+
+    @Option(names = "--secrets-dir", paramLabel = "DIR",
+            description = "With --secure: each principal's password, generated once (<name>.password, owner-only), "
+                    + "and client settings to give any command as --command-config (<name>.properties) "
+                    + "(default: <data-dir>/secrets).")
+    Path secretsDir;
+
+    @Option(names = "--governance-config", paramLabel = "FILE",
+            description = "Client settings (as --command-config) to publish the skills and built-in personas with at "
+                    + "start: on a secured cluster only the governance principal may write them "
+                    + "(default: the app's own; with --secure: governance's from --secrets-dir).")
+    Path governanceConfig;
+
+    @Option(names = "--tenants", defaultValue = AclCommand.ProfileOptions.DEFAULT_TENANTS, split = ",",
+            paramLabel = "TENANT",
+            description = "With --secure: tenants, each with an agent principal agent-<tenant> that writes "
+                    + "cognition.requests and reads channel.<tenant>.* (default: ${DEFAULT-VALUE}).")
+    List<String> tenants;
+
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
             + "channel topics, tool.calls and the dead-letter topic receive.")
     boolean demo;
@@ -254,17 +280,46 @@ final class RunCommand implements Callable<Integer> {
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
         Map<String, Object> clientProperties = cluster.fileSettings();
+        Map<String, Object> governanceProperties = clientProperties;
+        if (governanceConfig != null) {
+            // The file names who publishes; the app's file still gives everything else (timeouts, tuning).
+            governanceProperties = new HashMap<>(clientProperties);
+            governanceProperties.putAll(ClientProperties.load(governanceConfig, Map.of()));
+        }
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.namedCluster().orElse(null);
+        Optional<SecureDeployment> secured = Optional.empty();
+        if (secure) {
+            if (bootstrap != null) {
+                err.println("error: --secure secures the embedded broker. For a cluster of your own, give "
+                        + "--command-config with its SASL settings and apply the ACLs with `cognition acl apply` "
+                        + "(docs/operations.md)");
+                return 2;
+            }
+            secured = Optional.of(SecureDeployment.prepare(secretsDir != null ? secretsDir
+                    : dataDir.resolve("secrets"), new Principals(tenants, councilRoles), applicationId));
+        }
         if (bootstrap == null) {
             // The broker takes seconds to start, more after an unclean stop: say what is going on meanwhile.
-            err.printf("starting the embedded Kafka broker (data in %s)%n", dataDir.resolve("kafka"));
+            err.printf("starting the embedded Kafka broker (data in %s)%s%n", dataDir.resolve("kafka"),
+                    secure ? ", secured" : "");
             err.flush();
             broker = EmbeddedKafkaBroker.start(new BrokerSettings(dataDir.resolve("kafka"), port, controllerPort,
-                    Duration.ofSeconds(60)));
+                    Duration.ofSeconds(60), secured.map(SecureDeployment::saslUsers)));
             bootstrap = broker.bootstrapServers();
             err.printf("embedded Kafka broker at %s (data in %s)%n", bootstrap, broker.dataDir());
             err.flush();
+        }
+        if (secured.isPresent()) {
+            try {
+                secured.get().configure(bootstrap, err);
+            } catch (Exception e) {
+                broker.close();
+                throw e;
+            }
+            // The file's other settings (timeouts, tuning) still apply; who the app is comes from the secrets.
+            clientProperties = secured.get().clientSettings(Principals.APP, clientProperties);
+            governanceProperties = secured.get().clientSettings(Principals.GOVERNANCE, cluster.fileSettings());
         }
         short replication = replicationFactor != null ? replicationFactor : (short) (broker != null ? 1 : -1);
         Settings settings = new Settings(bootstrap, applicationId,
@@ -276,7 +331,8 @@ final class RunCommand implements Callable<Integer> {
                         compressionDeadline),
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
-                gatekeeper, council, tuning.tuning(), clientProperties, tools, memorySettings);
+                gatekeeper, council, secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
+                tools, memorySettings);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
@@ -288,7 +344,7 @@ final class RunCommand implements Callable<Integer> {
                 }
                 return 1;
             }
-            started = CognitionRuntime.start(settings, skills);
+            started = CognitionRuntime.start(settings, skills, governanceProperties);
             if (!skills.isEmpty()) {
                 err.printf("loaded %d skills from %s%n", skills.size(), skillsDir);
             }
@@ -327,6 +383,19 @@ final class RunCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Aborting another producer's transaction (WriteTxnMarkers) needs CLUSTER_ACTION, which would also let User:app
+     * fetch any partition as a replica, past every topic ACL: secured, the app reports hanging transactions with
+     * the command that aborts them, for an operator with the broker's own login.
+     */
+    private static Settings.Tuning reportOnly(Settings.Tuning tuning, PrintWriter err) {
+        if (tuning.abortHangingTransactions()) {
+            err.println("secured: hanging transactions are reported, not aborted by the app (docs/security.md)");
+        }
+        return new Settings.Tuning(tuning.commitInterval(), tuning.standbyReplicas(), tuning.assemblyThreads(),
+                tuning.hangingTransactionAfter(), false);
     }
 
     /** Each group in turn; stops at the first that cannot be rewound, which says why. */

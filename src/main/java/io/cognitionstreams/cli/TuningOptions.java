@@ -31,7 +31,14 @@ final class TuningOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     Duration hangingTransactionAfter;
 
+    @Option(names = "--abort-hanging-transactions", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Abort a hanging transaction of the app's own producers when that loses and doubles "
+                    + "nothing (docs/reliability.md, \"Hanging transactions\"); with --no-abort-hanging-transactions "
+                    + "only report it (default: ${DEFAULT-VALUE}).")
+    boolean abortHangingTransactions;
+
     Settings.Tuning tuning() {
-        return new Settings.Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter);
+        return new Settings.Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
+                abortHangingTransactions);
     }
 }

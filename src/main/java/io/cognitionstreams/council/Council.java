@@ -189,7 +189,7 @@ public final class Council {
                 .setType(CouncilMessageType.HEARTBEAT)
                 .setRiskLevel(RiskLevel.LOW)
                 .build();
-        return Optional.of(new Output(council, signed(tick), wallClock));
+        return Optional.of(new Output(council, tick, wallClock));
     }
 
     /** Moves the council's clock to {@code to}, first firing every deadline it passes, earliest first. */
@@ -363,14 +363,8 @@ public final class Council {
     }
 
     private void escalate(CouncilMessage escalation, List<Output> out) {
-        out.add(new Output(escalation.getCouncilId(), signed(escalation), escalation.getTimestamp()));
+        out.add(new Output(escalation.getCouncilId(), escalation, escalation.getTimestamp()));
         show(escalation, out);
-    }
-
-    /** Signed with the app's key when signatures are required; as it is otherwise, so nothing changes then. */
-    private CouncilMessage signed(CouncilMessage message) {
-        return settings.signatures() == CouncilSettings.Signatures.REQUIRED
-                ? CouncilSignatures.sign(message, appKey) : message;
     }
 
     private void show(CouncilMessage escalation, List<Output> out) {

@@ -7,6 +7,7 @@ import java.util.Optional;
 import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.signing.Ed25519;
+import io.cognitionstreams.topology.CouncilSeal;
 
 /**
  * Who sent a council message (docs/council.md, "Signatures"): each role signs its messages with its Ed25519 key,
@@ -21,6 +22,15 @@ public final class CouncilSignatures {
     public static final String FORM = "cognition-streams/council-message/v1";
 
     private CouncilSignatures() {
+    }
+
+    /**
+     * What the app does to each council message it writes (its escalations, the council's ticks): signs it with
+     * {@code appKey} when signatures are required, and leaves it as it is otherwise, so nothing changes then.
+     */
+    public static CouncilSeal seal(CouncilSettings settings, Ed25519.Key appKey) {
+        return settings.signatures() == CouncilSettings.Signatures.REQUIRED
+                ? message -> sign(message, appKey) : CouncilSeal.NONE;
     }
 
     /** The message with {@code key}'s id in signing_key and its signature over the canonical form. */

@@ -7,6 +7,7 @@ import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.state.Stores;
 
 import io.cognitionstreams.governance.CouncilKeys;
+import io.cognitionstreams.redaction.LastCheck;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.ProposalState;
@@ -63,6 +64,8 @@ public final class CouncilTopology {
                                         appKey)),
                                 Named.as("deliberate"), CLOCK_STORE, ROLES_STORE, PROPOSALS_STORE,
                                 PENDING_VOTES_STORE, DECIDED_STORE, SEEN_STORE), "council")
+                .checkingChannelsWith(new LastCheck(redactor))
+                .sealingCouncilMessagesWith(CouncilSignatures.seal(settings, appKey))
                 .to(topics.councilRoles)
                 .to(topics.councilDecisions)
                 .to(topics.councilMessages)

@@ -7,6 +7,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.state.Stores;
 
+import io.cognitionstreams.redaction.LastCheck;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.GatekeeperSession;
 import io.cognitionstreams.schema.ToolResult;
@@ -81,6 +82,7 @@ public final class GatekeeperTopology {
                         .withName("control-to-" + Topics.GATEKEEPER_SESSIONS));
 
         Outputs.of(decided.merge(results, Named.as("gatekeeper-output")), "out")
+                .checkingChannelsWith(new LastCheck(redactor))
                 .to(topics.toolDecisions)
                 .to(topics.channel(Channel.SHELL))
                 .to(topics.toolResults)

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Function;
 
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.KStream;
@@ -14,8 +15,10 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
+import io.cognitionstreams.clients.ClientPrincipal;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
+import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
@@ -30,7 +33,7 @@ import io.cognitionstreams.topology.GlobalMirror;
 /**
  * The records every instance holds as shared truth, in global stores: skills, identity and personas (governed),
  * episodic memory and the executors' tools. Here they are read as an ordinary stream task: each accepted change of a
- * skill, a persona or of identity is a
+ * skill, a persona, identity or a council role's key is a
  * {@value AuditTrail#EVENT} event with its old and new version, and each record the other capabilities' mirrors
  * skip (bytes that do not decode, a record their check refuses) is dead-lettered here, once, in this task's
  * exactly-once transaction. The mirrors run on global threads, which cannot write a letter ({@link GlobalMirror}),
@@ -54,14 +57,16 @@ public final class GovernanceTopology {
                 version -> Optional.of(String.join(" and ", version.getAuthors())));
         KStream<String, PipelineEvent> personas = audit(builder, topics.personas, PersonaRules.CHECK,
                 Persona::getVersion, persona -> Optional.empty());
+        // A key's version is its id: what the role's messages name as their signing key.
+        KStream<String, PipelineEvent> keys = audit(builder, topics.councilKeys, CouncilKeys::refuse,
+                CouncilKey::getKeyId, key -> Optional.empty());
         skills.merge(identity, Named.as("governance-changes"))
                 .merge(personas, Named.as("governance-persona-changes"))
+                .merge(keys, Named.as("governance-key-changes"))
                 .to(topics.events.name(), topics.events.produced());
         // Memories change with every THOUGHT_SEED, tools with every executor start: guarded, not audited.
         GlobalMirror.guard(builder, topics.memory, MemoryEntries::refuse);
         GlobalMirror.guard(builder, topics.tools, ToolDescriptors::refuse);
-        // The council mirrors its roles' keys; a bad one is dead-lettered here.
-        GlobalMirror.guard(builder, topics.councilKeys, CouncilKeys::refuse);
     }
 
     private static <V> KStream<String, PipelineEvent> audit(StreamsBuilder builder, Topic<String, V> topic,
@@ -116,19 +121,25 @@ public final class GovernanceTopology {
                     throw new InvalidRecordException(reason);
                 });
                 versions.delete(key);
-                change = new AuditTrail.Change(topic, key, before, Optional.empty(), Optional.empty());
+                change = new AuditTrail.Change(topic, key, before, Optional.empty(), Optional.empty(), writer(record));
             } else {
                 check.refuse(key, value).ifPresent(reason -> {
                     throw new InvalidRecordException(reason);
                 });
                 String after = version.apply(value);
                 versions.put(key, after);
-                change = new AuditTrail.Change(topic, key, before, Optional.of(after), approval.apply(value));
+                change = new AuditTrail.Change(topic, key, before, Optional.of(after), approval.apply(value),
+                        writer(record));
             }
             context.forward(record.withKey(NAME).withValue(PipelineEvents.event(
                     EventSources.of(context).eventId(AuditTrail.EVENT), AuditTrail.EVENT, Severity.INFO,
                     PipelineEvents.Turn.NONE, change.message(), change.attributes(),
                     Instant.ofEpochMilli(record.timestamp()))));
+        }
+
+        private static Optional<String> writer(Record<String, ?> record) {
+            Header header = record.headers().lastHeader(ClientPrincipal.HEADER);
+            return AuditTrail.writer(header == null ? null : header.value());
         }
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,12 +14,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeProducersResult;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.JmxReporter;
@@ -32,22 +38,30 @@ import org.slf4j.LoggerFactory;
 import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
 
 /**
- * Looks for hanging transactions on the pipeline's topics and on the consumer offsets topic, once a minute: each new
- * one is logged at ERROR with the command that aborts it, and the JMX gauge
- * {@code cognition.health:type=transactions,application-id=<id>} / {@code hanging-transactions} counts those open
- * now. It never aborts
- * anything itself: that discards the transaction's records, a decision for an operator.
+ * Looks for hanging transactions on the pipeline's topics and on the consumer offsets topic, once a minute. One the
+ * app may safely abort ({@link HangingTransactions#judge}: its own producer's, settled at its coordinator, its
+ * consumer offsets hanging with its records, nothing of it completed elsewhere) is aborted on every partition it
+ * hangs on, and logged at WARN with what was discarded and why nothing is lost; any other is logged at ERROR with
+ * the reason and the commands that abort it, for an operator. JMX: {@code cognition.health:type=transactions,
+ * application-id=<id>}, gauges {@code hanging-transactions} (open now) and {@code aborted-transactions} (by this
+ * app since it started).
  */
 public final class TransactionWatch implements AutoCloseable {
 
     public static final String OFFSETS_TOPIC = "__consumer_offsets";
     private static final Logger LOG = LoggerFactory.getLogger(TransactionWatch.class);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    /** States in which a coordinator writes no more markers for the producer's last transaction. */
+    private static final Set<TransactionState> SETTLED = Set.of(TransactionState.EMPTY,
+            TransactionState.COMPLETE_COMMIT, TransactionState.COMPLETE_ABORT);
 
     private final Admin admin;
     private final String bootstrapServers;
     private final List<String> topics;
     private final Duration maxTransactionTimeout;
+    private final Predicate<String> ours;
+    private final boolean abort;
+    private final AtomicInteger aborted = new AtomicInteger();
     private final Metrics metrics;
     private final ScheduledExecutorService scheduler;
     private final Set<OpenTransaction> reported = new HashSet<>();
@@ -56,20 +70,29 @@ public final class TransactionWatch implements AutoCloseable {
     /**
      * @param maxTransactionTimeout the broker's transaction.max.timeout.ms (15 min by default): a transaction silent
      *                              for longer can only be hanging
+     * @param ours                  whether a transactional id is one of the app's own producers'
+     * @param abort                 abort what may safely be aborted; otherwise only report
      */
     public TransactionWatch(Map<String, Object> client, String applicationId, String bootstrapServers,
-                            Collection<String> topics, Duration maxTransactionTimeout) {
+                            Collection<String> topics, Duration maxTransactionTimeout, Predicate<String> ours,
+                            boolean abort) {
         this.admin = Admin.create(client);
         this.bootstrapServers = bootstrapServers;
         this.topics = new ArrayList<>(topics);
         this.topics.add(OFFSETS_TOPIC);
         this.maxTransactionTimeout = maxTransactionTimeout;
+        this.ours = ours;
+        this.abort = abort;
         this.metrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
                 new KafkaMetricsContext("cognition.health"));
         metrics.addMetric(metrics.metricName("hanging-transactions", "transactions",
                         "Transactions open on the pipeline's partitions for longer than any timeout allows",
                         Map.of("application-id", applicationId)),
                 (Gauge<Integer>) (config, now) -> hanging.size());
+        metrics.addMetric(metrics.metricName("aborted-transactions", "transactions",
+                        "Hanging transactions of its own producers the app aborted since it started",
+                        Map.of("application-id", applicationId)),
+                (Gauge<Integer>) (config, now) -> aborted.get());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "transaction-watch");
             thread.setDaemon(true);
@@ -84,25 +107,72 @@ public final class TransactionWatch implements AutoCloseable {
         return this;
     }
 
-    /** One look: the hanging transactions now, each new one logged. */
+    /**
+     * One look: the hanging transactions now. Those the app may abort are aborted (when it is to abort) and
+     * returned as they were found; each other new one is logged.
+     */
     public synchronized List<OpenTransaction> check() throws InterruptedException, ExecutionException,
             TimeoutException {
-        List<OpenTransaction> found = HangingTransactions.hanging(openTransactions(), Instant.now(),
+        List<HangingTransactions.Sighting> sightings = new ArrayList<>();
+        List<OpenTransaction> found = HangingTransactions.hanging(openTransactions(sightings), Instant.now(),
                 maxTransactionTimeout);
-        for (OpenTransaction transaction : found) {
-            if (reported.add(transaction)) {
-                LOG.error("hanging transaction on {}: read_committed readers of the partition and exactly-once "
-                        + "consumers of it stop here until it is aborted. Check with `kafka-transactions.sh "
-                        + "--bootstrap-server {} find-hanging --broker-id <leader>`, abort on every partition it "
-                        + "spans with: {}", transaction, bootstrapServers, transaction.abortCommand(bootstrapServers));
+        List<OpenTransaction> left = new ArrayList<>(found);
+        if (!found.isEmpty()) {
+            for (HangingTransactions.Verdict verdict : HangingTransactions.judge(found, sightings,
+                    coordinators(found), ours, OFFSETS_TOPIC)) {
+                if (verdict.abort() && abort) {
+                    abort(verdict);
+                    left.removeAll(verdict.partitions());
+                } else {
+                    report(verdict);
+                }
             }
         }
-        reported.retainAll(found);
-        hanging = found;
+        reported.retainAll(left);
+        hanging = left;
         return found;
     }
 
-    /** What Admin#abortTransaction needs to close {@code transaction} on its partition: an operator's decision. */
+    private void abort(HangingTransactions.Verdict verdict) throws InterruptedException, ExecutionException,
+            TimeoutException {
+        for (OpenTransaction transaction : verdict.partitions()) {
+            admin.abortTransaction(abortSpec(transaction)).all().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        aborted.incrementAndGet();
+        LOG.warn("aborted the hanging transaction of producer {} epoch {} ({}): discarded its records on {}, "
+                + "each from the offset given; nothing is lost because {}", verdict.producerId(),
+                verdict.producerEpoch(), verdict.transactionalId().orElse("?"), verdict.partitions(), verdict.reason());
+    }
+
+    private void report(HangingTransactions.Verdict verdict) {
+        if (!reported.addAll(verdict.partitions())) {
+            return;
+        }
+        LOG.error("hanging transaction of producer {} epoch {} on {}: read_committed readers of these partitions "
+                        + "and exactly-once consumers of them stop here until it is aborted. Not aborted by the app: "
+                        + "{}. Check with `kafka-transactions.sh --bootstrap-server {} find-hanging --broker-id "
+                        + "<leader>`; an operator who judges it safe aborts it on every partition with: {}",
+                verdict.producerId(), verdict.producerEpoch(), verdict.partitions(), abort ? verdict.reason()
+                        : "aborting is turned off (--no-abort-hanging-transactions)", bootstrapServers,
+                String.join(" ; ", verdict.partitions().stream()
+                        .map(transaction -> transaction.abortCommand(bootstrapServers)).toList()));
+    }
+
+    /** What the coordinators say of the hanging transactions' producers, for those they know. */
+    private Map<Long, HangingTransactions.Coordinator> coordinators(List<OpenTransaction> found)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Set<Long> producers = new HashSet<>();
+        found.forEach(transaction -> producers.add(transaction.producerId()));
+        Map<Long, HangingTransactions.Coordinator> known = new HashMap<>();
+        for (TransactionListing listing : admin.listTransactions(new ListTransactionsOptions()
+                .filterProducerIds(producers)).all().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+            known.put(listing.producerId(), new HangingTransactions.Coordinator(listing.transactionalId(),
+                    SETTLED.contains(listing.state())));
+        }
+        return known;
+    }
+
+    /** What Admin#abortTransaction needs to close {@code transaction} on its partition. */
     public static AbortTransactionSpec abortSpec(OpenTransaction transaction) {
         return new AbortTransactionSpec(new TopicPartition(transaction.topic(), transaction.partition()),
                 transaction.producerId(), (short) transaction.producerEpoch(), transaction.coordinatorEpoch());
@@ -123,8 +193,8 @@ public final class TransactionWatch implements AutoCloseable {
         }
     }
 
-    private List<OpenTransaction> openTransactions() throws InterruptedException, ExecutionException,
-            TimeoutException {
+    private List<OpenTransaction> openTransactions(List<HangingTransactions.Sighting> sightings)
+            throws InterruptedException, ExecutionException, TimeoutException {
         List<TopicPartition> partitions = new ArrayList<>();
         for (var described : admin.describeTopics(topics).topicNameValues().entrySet()) {
             TopicDescription topic;
@@ -149,6 +219,8 @@ public final class TransactionWatch implements AutoCloseable {
                 continue;
             }
             for (ProducerState producer : state.activeProducers()) {
+                sightings.add(new HangingTransactions.Sighting(partition.topic(), partition.partition(),
+                        producer.producerId(), producer.producerEpoch()));
                 if (producer.currentTransactionStartOffset().isPresent()) {
                     open.add(new OpenTransaction(partition.topic(), partition.partition(), producer.producerId(),
                             producer.producerEpoch(), producer.coordinatorEpoch().orElse(-1),

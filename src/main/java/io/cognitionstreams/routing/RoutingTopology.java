@@ -13,6 +13,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.redaction.LastCheck;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.RoutedBlock;
@@ -20,6 +21,7 @@ import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.CouncilSeal;
 import io.cognitionstreams.topology.EventSources;
 import io.cognitionstreams.topology.Outputs;
 
@@ -36,7 +38,8 @@ public final class RoutingTopology {
     private RoutingTopology() {
     }
 
-    public static void build(StreamsBuilder builder, Topics topics, OutputRouter router) {
+    /** @param seal what the app does to its escalations before council.messages (signs them when required) */
+    public static void build(StreamsBuilder builder, Topics topics, OutputRouter router, CouncilSeal seal) {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(INTERRUPT_STORE),
                 Serdes.String(), Serdes.Integer()));
         // Outputs are keyed by session, so every block of a session stays in one partition and in order, and the
@@ -44,6 +47,8 @@ public final class RoutingTopology {
         Outputs outputs = Outputs.of(builder.stream(topics.llmOutputs.name(), topics.llmOutputs.consumed())
                 .process(() -> new Route(router, topics.limits()), Named.as("parse-scrub-address"), INTERRUPT_STORE),
                 "route")
+                .checkingChannelsWith(new LastCheck(router.redactor()))
+                .sealingCouncilMessagesWith(seal)
                 .to(topics.toolCalls)
                 .to(topics.events)
                 .to(topics.councilMessages);

@@ -26,6 +26,7 @@ import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.telemetry.IntervalLog;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.CouncilSeal;
 import io.cognitionstreams.topology.Outputs;
 
 /**
@@ -58,7 +59,8 @@ public final class TimeTravelTopology {
     private TimeTravelTopology() {
     }
 
-    public static void build(StreamsBuilder builder, Topics topics, StageContracts contracts, AutoFixPolicy policy) {
+    public static void build(StreamsBuilder builder, Topics topics, StageContracts contracts, AutoFixPolicy policy,
+                             CouncilSeal seal) {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(CHECKPOINT_STORE),
                 Serdes.String(), topics.checkpoints.valueSerde()));
         builder.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(REQUEST_STORE,
@@ -82,6 +84,7 @@ public final class TimeTravelTopology {
         // Checkpoints are keyed <session>/<sequence> for compaction, but partitioned by session: a session's
         // checkpoints stay in one partition, in order, with the rest of its records.
         Outputs.of(checkpointed.merge(checked, Named.as("merge-steps")), "timetravel")
+                .sealingCouncilMessagesWith(seal)
                 .to(topics.checkpoints, topics.checkpoints.produced().withStreamPartitioner(
                         (topic, key, checkpoint, partitions) -> Optional.of(Set.of(Utils.toPositive(Utils.murmur2(
                                 checkpoint.getSessionId().getBytes(StandardCharsets.UTF_8))) % partitions))))

@@ -7,6 +7,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 
+import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
@@ -17,11 +18,17 @@ import io.cognitionstreams.topics.Topics;
  * {@link #to} and nothing else. A record no topic takes fails loudly ({@code noDefaultBranch}): it is a bug, not
  * data. One branch and sink per topic keeps every topic a topology writes visible in {@code Topology.describe()},
  * which topology-docs/ draws and TopologyDocsTest checks.
+ *
+ * <p>A channel topic (people and other systems read it) takes its blocks only through the {@link ChannelCheck}, so a
+ * topology that writes a channel cannot be built without naming its check ({@link #checkingChannelsWith}); and
+ * council.messages takes the app's messages only through its {@link CouncilSeal} ({@link #sealingCouncilMessagesWith}).
  */
 public final class Outputs {
 
     private final String name;
     private final BranchedKStream<String, SpecificRecord> split;
+    private ChannelCheck lastCheck;
+    private CouncilSeal seal;
 
     private Outputs(String name, BranchedKStream<String, SpecificRecord> split) {
         this.name = name;
@@ -31,6 +38,18 @@ public final class Outputs {
     /** @param name prefix of the split's processor names, unique within the topology */
     public static Outputs of(KStream<String, SpecificRecord> records, String name) {
         return new Outputs(name, records.split(Named.as(name + "-")));
+    }
+
+    /** The check every channel record of this split passes just before its topic. */
+    public Outputs checkingChannelsWith(ChannelCheck check) {
+        this.lastCheck = check;
+        return this;
+    }
+
+    /** What every council message of this split goes through just before council.messages. */
+    public Outputs sealingCouncilMessagesWith(CouncilSeal seal) {
+        this.seal = seal;
+        return this;
     }
 
     public <V extends SpecificRecord> Outputs to(Topic<String, V> topic) {
@@ -43,10 +62,38 @@ public final class Outputs {
      */
     public <V extends SpecificRecord> Outputs to(Topic<String, V> topic, Produced<String, V> produced) {
         Class<V> type = topic.valueType();
-        split.branch((key, record) -> takes(topic, record), Branched.withConsumer(records -> records
-                .mapValues(record -> type.cast(record), Named.as(name + "-as-" + topic.name()))
-                .to(topic.name(), produced.withName(name + "-to-" + topic.name())), topic.name()));
+        ChannelCheck check = RoutedBlock.class.equals(type) ? requireLastCheck(topic) : null;
+        CouncilSeal councilSeal = CouncilMessage.class.equals(type) ? requireSeal(topic) : null;
+        split.branch((key, record) -> takes(topic, record), Branched.withConsumer(records -> {
+            KStream<String, SpecificRecord> last = records;
+            if (check != null) {
+                last = last.processValues(() -> new LastCheckProcessor(check, topic.name()),
+                        Named.as(name + "-last-check-" + topic.name()));
+            }
+            if (councilSeal != null) {
+                last = last.mapValues(record -> councilSeal.seal((CouncilMessage) record),
+                        Named.as(name + "-seal-" + topic.name()));
+            }
+            last.mapValues(record -> type.cast(record), Named.as(name + "-as-" + topic.name()))
+                    .to(topic.name(), produced.withName(name + "-to-" + topic.name()));
+        }, topic.name()));
         return this;
+    }
+
+    private ChannelCheck requireLastCheck(Topic<String, ?> channel) {
+        if (lastCheck == null) {
+            throw new IllegalStateException(name + " writes " + channel.name()
+                    + " without a last check: call checkingChannelsWith(check) first");
+        }
+        return lastCheck;
+    }
+
+    private CouncilSeal requireSeal(Topic<String, ?> councilMessages) {
+        if (seal == null) {
+            throw new IllegalStateException(name + " writes " + councilMessages.name()
+                    + " without a seal: call sealingCouncilMessagesWith(seal) first");
+        }
+        return seal;
     }
 
     /** No more topics: what none took is an error. */

@@ -14,10 +14,12 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.governance.AuditTrail;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.Identity;
+import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.testing.IsolatedBroker;
@@ -72,6 +74,14 @@ class GovernedRecordsIT {
                     letter -> letter.getSourceTopic().equals(Topics.COGNITION_REQUESTS));
             assertThat(letters).singleElement().satisfies(letter -> assertThat(letter.getReason()).contains(
                     "unknown persona 'mentr'; known: [architect, assistant, developer, mentor, researcher]"));
+            // The audit names who loaded it, as the CLI's client settings say: no SASL here, so Kafka's anonymous.
+            PipelineEvent loaded = Kafka.readUntil(bootstrap, topics.events, event -> event.getType()
+                    .equals(AuditTrail.EVENT) && event.getMessage().startsWith("cognition.personas mentor "),
+                    seen -> !seen.isEmpty(), TIMEOUT).get(0);
+            assertThat(loaded.getMessage()).isEqualTo("cognition.personas mentor added at version 1.1.0, written by "
+                    + "User:ANONYMOUS (os user " + System.getProperty("user.name") + ")");
+            assertThat(loaded.getAttributes()).containsEntry("written_by",
+                    "User:ANONYMOUS (os user " + System.getProperty("user.name") + ")");
         }
     }
 

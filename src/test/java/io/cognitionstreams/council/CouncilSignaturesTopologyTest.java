@@ -7,6 +7,7 @@ import static io.cognitionstreams.council.Messages.message;
 import static io.cognitionstreams.council.Messages.proposal;
 import static io.cognitionstreams.council.Messages.vote;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import java.nio.file.Path;
@@ -36,6 +37,7 @@ import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.Outputs;
 
 /**
  * The council with {@code --council-signatures required} on a TopologyTestDriver: every forged message is one dead
@@ -146,6 +148,14 @@ class CouncilSignaturesTopologyTest {
         send(own.get(1));
         assertThat(letters.readValuesToList()).extracting(DeadLetter::getReason).singleElement()
                 .satisfies(reason -> assertThat(reason).contains("already taken in"));
+    }
+
+    @Test
+    void noTopologyCanWriteTheCouncilWithoutASeal() {
+        Outputs outputs = Outputs.of(new StreamsBuilder().stream("in"), "out");
+
+        assertThatThrownBy(() -> outputs.to(topics.councilMessages)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("out writes council.messages without a seal");
     }
 
     @Test

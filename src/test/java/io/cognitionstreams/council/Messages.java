@@ -9,18 +9,18 @@ import io.cognitionstreams.schema.Vote;
 import io.cognitionstreams.testing.Records;
 
 /** Valid council envelopes at T0 + some seconds; each test changes only what it is about. */
-final class Messages {
+public final class Messages {
 
-    static final String COUNCIL = "default";
+    public static final String COUNCIL = "default";
 
     private Messages() {
     }
 
-    static Instant at(double seconds) {
+    public static Instant at(double seconds) {
         return Records.T0.plusMillis(Math.round(seconds * 1000));
     }
 
-    static CouncilMessage.Builder message(String id, String sender, CouncilMessageType type, double seconds) {
+    public static CouncilMessage.Builder message(String id, String sender, CouncilMessageType type, double seconds) {
         return CouncilMessage.newBuilder()
                 .setMsgId(id)
                 .setCouncilId(COUNCIL)
@@ -32,16 +32,16 @@ final class Messages {
                 .setContent("");
     }
 
-    static CouncilMessage heartbeat(String sender, double seconds) {
+    public static CouncilMessage heartbeat(String sender, double seconds) {
         return message(sender + "-hb-" + seconds, sender, CouncilMessageType.HEARTBEAT, seconds).build();
     }
 
-    static CouncilMessage.Builder proposal(String id, String sender, double seconds) {
+    public static CouncilMessage.Builder proposal(String id, String sender, double seconds) {
         return message(id, sender, CouncilMessageType.PROPOSAL, seconds).setRole("planner")
                 .setContent("Deploy release 2.4.0 tonight");
     }
 
-    static CouncilMessage vote(String proposal, String sender, Vote vote, double seconds) {
+    public static CouncilMessage vote(String proposal, String sender, Vote vote, double seconds) {
         return message("vote-" + proposal + "-" + sender + "-" + seconds, sender, CouncilMessageType.VOTE, seconds)
                 .setProposalId(proposal).setVote(vote).build();
     }

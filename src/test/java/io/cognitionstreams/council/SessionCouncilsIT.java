@@ -38,7 +38,8 @@ import io.cognitionstreams.topics.Topics;
  * itself three times, and the escalation reaches that session's council, keyed by it on council.messages, where the
  * council takes it and shows it for Prime. A third session names none and escalates to {@code default}. The model is
  * a chat-completions endpoint on loopback that always interrupts (no bundled transcript does three in a row). On a
- * broker of its own, as AutoFixIT: the whole app would first read through every earlier test's records.
+ * broker of its own, as AutoFixIT: the whole app would first read through every earlier test's records. The
+ * councils require signatures, so routing's escalations are taken only because the app signs them on their way out.
  */
 @ExtendWith(IsolatedBroker.class)
 class SessionCouncilsIT {
@@ -60,7 +61,8 @@ class SessionCouncilsIT {
                 "c-" + run, CouncilIds.DEFAULT));
         Settings settings = Settings.local(bootstrap, "it-" + run, stateDir).withModel(new Settings.ModelSettings(
                 Optional.of("http://127.0.0.1:" + model.getAddress().getPort() + "/v1"), Optional.empty(),
-                Optional.empty(), Duration.ofSeconds(10), 1));
+                Optional.empty(), Duration.ofSeconds(10), 1)).withCouncil(CouncilSettings.defaults()
+                .withSignatures(CouncilSettings.Signatures.REQUIRED, Duration.ofMinutes(5)));
         try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
             runtime.awaitRunning(TIMEOUT);
             Topics topics = runtime.topics();
@@ -90,7 +92,8 @@ class SessionCouncilsIT {
                             tuple("b-" + run, platform, platform, OutputRouter.SENDER),
                             tuple("c-" + run, CouncilIds.DEFAULT, CouncilIds.DEFAULT, OutputRouter.SENDER));
 
-            // Each council took its own: a mis-keyed one would have been dead-lettered instead of shown.
+            assertThat(escalations).allSatisfy(entry -> assertThat(entry.getValue().getSigningKey()).isNotNull());
+            // Each council took its own: a mis-keyed or unsigned one would have been dead-lettered instead of shown.
             List<RoutedBlock> shown = Kafka.readUntil(bootstrap, topics.channel(Channel.COUNCIL_CHAT),
                     block -> councilOf.containsKey(block.getSessionId()) && block.getText().startsWith("ESCALATION"),
                     seen -> seen.size() == councilOf.size(), TIMEOUT);

@@ -115,6 +115,38 @@ class DockerComposeTest {
     }
 
     @Test
+    void theSecureVariantStartsOnlyWithItsProfileAndHoldsNoPassword() throws IOException {
+        for (String name : List.of("kafka-secure", "acl-setup", "app-secure")) {
+            JsonNode service = services.path(name);
+            assertThat(service.path("profiles").toString()).as("%s profiles", name).isEqualTo("[\"secure\"]");
+            assertThat(service.path("env_file").get(0).asText()).as("%s credentials", name)
+                    .startsWith("${COGNITION_CREDENTIALS_DIR:-./deploy/secure/example}/");
+            assertThat(environment(service).keySet()).as("%s passwords come from env files only", name)
+                    .noneMatch(key -> key.contains("PASSWORD"));
+        }
+        for (String name : fieldNames(services)) {
+            if (!services.path(name).has("profiles")) {
+                assertThat(name).as("the default stack is unchanged").isIn("kafka", "schema-registry", "kafka-ui",
+                        "app");
+            }
+        }
+        assertThat(dependencies(services.path("app-secure")))
+                .containsEntry("kafka-secure", "service_healthy")
+                .containsEntry("acl-setup", "service_completed_successfully");
+        // The committed credentials are placeholders, which kafka-secure.sh refuses.
+        for (String file : List.of("kafka.env", "admin.env", "app.env")) {
+            assertThat(Files.readAllLines(ROOT.resolve("deploy/secure/example").resolve(file)))
+                    .filteredOn(line -> line.startsWith("COGNITION_PASSWORD_")).isNotEmpty()
+                    .allSatisfy(line -> assertThat(line).endsWith("="));
+        }
+        assertThat(Files.readString(ROOT.resolve("deploy/secure/kafka-secure.sh")))
+                .contains("authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+                .contains("allow.everyone.if.no.acl.found=false")
+                .contains("super.users=User:admin\n")
+                .contains("sasl.enabled.mechanisms=SCRAM-SHA-512");
+    }
+
+    @Test
     void imagesArePinned() {
         for (String name : fieldNames(services)) {
             JsonNode service = services.path(name);

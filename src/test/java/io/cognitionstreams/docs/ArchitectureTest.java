@@ -44,7 +44,7 @@ class ArchitectureTest {
         FLOORS.put("ground", List.of("schema", "serde", "topics", "events", "clients", "telemetry", "tokens",
                 "embeddings", "broker", "prompt", "signing"));
         FLOORS.put("plumbing", List.of("deadletter", "topology", "worker"));
-        FLOORS.put("shared rules", List.of("skills", "redaction", "governance"));
+        FLOORS.put("shared rules", List.of("skills", "redaction", "governance", "security"));
         FLOORS.put("capabilities", List.of("assembly", "routing", "gatekeeper", "council", "timetravel", "model",
                 "health", "executor"));
         FLOORS.put("app", List.of("app"));

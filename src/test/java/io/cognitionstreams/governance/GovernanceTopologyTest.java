@@ -3,21 +3,28 @@ package io.cognitionstreams.governance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.PublicKey;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
 
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.clients.ClientPrincipal;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
+import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Identity;
@@ -26,6 +33,7 @@ import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.TopicDriver;
 import io.cognitionstreams.topics.Topics;
@@ -33,6 +41,7 @@ import io.cognitionstreams.topics.Topics;
 class GovernanceTopologyTest {
 
     private static final Instant T = Instant.parse("2026-11-22T10:00:00Z");
+    private static final String UNNAMED = ", written by an unnamed writer";
 
     private final Topics topics = Drivers.topics();
 
@@ -75,14 +84,14 @@ class GovernanceTopologyTest {
         assertThat(events.readValuesToList())
                 .extracting(PipelineEvent::getType, PipelineEvent::getMessage, PipelineEvent::getEventId)
                 .containsExactly(
-                        tuple(AuditTrail.EVENT, "cognition.skills git added at version 1.0.0",
+                        tuple(AuditTrail.EVENT, "cognition.skills git added at version 1.0.0" + UNNAMED,
                                 "cognition.skills-0@0/GOVERNANCE_CHANGE"),
-                        tuple(AuditTrail.EVENT, "cognition.skills git changed from version 1.0.0 to 1.1.0",
+                        tuple(AuditTrail.EVENT, "cognition.skills git changed from version 1.0.0 to 1.1.0" + UNNAMED,
                                 "cognition.skills-0@1/GOVERNANCE_CHANGE"),
-                        tuple(AuditTrail.EVENT, "cognition.skills git deleted (was version 1.1.0)",
+                        tuple(AuditTrail.EVENT, "cognition.skills git deleted (was version 1.1.0)" + UNNAMED,
                                 "cognition.skills-0@2/GOVERNANCE_CHANGE"),
                         tuple(AuditTrail.EVENT, "cognition.identity identity added at version 2, approved by azrael "
-                                + "and prime", "cognition.identity-0@0/GOVERNANCE_CHANGE"));
+                                + "and prime" + UNNAMED, "cognition.identity-0@0/GOVERNANCE_CHANGE"));
         assertThat(letters.isEmpty()).isTrue();
     }
 
@@ -117,7 +126,7 @@ class GovernanceTopologyTest {
                                 "identity cannot be deleted: only a new version authored by azrael (or azrael and "
                                         + "prime) changes it"));
         assertThat(events.readValuesToList()).extracting(PipelineEvent::getMessage)
-                .containsExactly("cognition.skills git changed from version 1.0.0 to 1.2.0");
+                .containsExactly("cognition.skills git changed from version 1.0.0 to 1.2.0" + UNNAMED);
     }
 
     @Test
@@ -128,12 +137,45 @@ class GovernanceTopologyTest {
         personas.pipeInput("mentor", null);
 
         assertThat(events.readValuesToList()).extracting(PipelineEvent::getMessage).containsExactly(
-                "cognition.personas mentor added at version 1.0.0",
-                "cognition.personas mentor deleted (was version 1.0.0)");
+                "cognition.personas mentor added at version 1.0.0" + UNNAMED,
+                "cognition.personas mentor deleted (was version 1.0.0)" + UNNAMED);
         assertThat(letters.readValuesToList()).extracting(DeadLetter::getSourceTopic, DeadLetter::getReason)
                 .containsExactly(
                         tuple(Topics.COGNITION_PERSONAS, "persona mentor has no role: say who the model plays"),
                         tuple(Topics.COGNITION_PERSONAS, "the record keyed coach names persona mentor"));
+    }
+
+    @Test
+    void aCouncilKeyChangeIsAuditedByKeyIdAndNamesItsWriterAsTheHeaderSaysPrintableAndBounded() {
+        TestInputTopic<String, CouncilKey> keys = TopicDriver.input(driver, topics.councilKeys);
+        CouncilKey first = key("prime");
+        CouncilKey second = key("prime");
+        keys.pipeInput(new TestRecord<>("prime", first, writer("User:governance")));
+        keys.pipeInput(new TestRecord<>("prime", second, writer("User:gov\u0000\u202Eernance\n" + "x".repeat(500))));
+        keys.pipeInput(new TestRecord<>("prime", (CouncilKey) null, writer("User:governance")));
+        keys.pipeInput(new TestRecord<>("critic", first, writer("User:agent-1")));
+
+        List<PipelineEvent> changes = events.readValuesToList();
+        assertThat(changes).extracting(PipelineEvent::getMessage).containsExactly(
+                "council.keys prime added at version " + first.getKeyId() + ", written by User:governance",
+                "council.keys prime changed from version " + first.getKeyId() + " to " + second.getKeyId()
+                        + ", written by User:governance" + "x".repeat(AuditTrail.MAX_WRITER_CHARS - 15),
+                "council.keys prime deleted (was version " + second.getKeyId() + "), written by User:governance");
+        assertThat(changes.get(0).getAttributes()).containsEntry("written_by", "User:governance")
+                .containsEntry("new_version", first.getKeyId()).containsEntry("topic", Topics.COUNCIL_KEYS);
+        assertThat(letters.readValuesToList()).extracting(DeadLetter::getSourceTopic, DeadLetter::getReason)
+                .containsExactly(tuple(Topics.COUNCIL_KEYS,
+                        "record key 'critic' is not the role 'prime': council.keys is keyed by role"));
+    }
+
+    private static CouncilKey key(String role) {
+        PublicKey publicKey = Ed25519.Key.generated().pair().getPublic();
+        return CouncilKey.newBuilder().setRole(role).setPublicKey(Ed25519.toBase64(publicKey))
+                .setKeyId(Ed25519.keyId(publicKey)).setTimestamp(T).build();
+    }
+
+    private static Headers writer(String name) {
+        return new RecordHeaders().add(ClientPrincipal.HEADER, name.getBytes(StandardCharsets.UTF_8));
     }
 
     private static Persona persona(String name, String version, String role) {

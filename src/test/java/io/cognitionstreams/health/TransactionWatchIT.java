@@ -15,9 +15,12 @@ import javax.management.ObjectName;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -37,14 +40,10 @@ class TransactionWatchIT {
     @Test
     void reportsATransactionLeftOpenAndForgetsItOnceAborted(EmbeddedKafkaBroker broker) throws Exception {
         String bootstrap = broker.bootstrapServers();
-        String topic = "watch-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(client)) {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(2), Optional.empty()))).all()
-                    .get(30, TimeUnit.SECONDS);
-        }
+        String topic = twoPartitions(client, "watch-");
         try (TransactionWatch watch = new TransactionWatch(client, "watch-it", bootstrap, List.of(topic),
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1), id -> false, true);
              KafkaProducer<String, String> open = transactional(bootstrap, "left-open");
              KafkaProducer<String, String> committed = transactional(bootstrap, "committed")) {
             committed.beginTransaction();
@@ -73,6 +72,58 @@ class TransactionWatchIT {
             }
             assertThat(ours(watch.check(), topic)).isEmpty();
         }
+    }
+
+    /**
+     * A transaction of one of the app's own producers, with its consumer offsets, left open: the coordinator still
+     * has it in progress, so the app does not abort it, however long it is silent; nor a stranger's.
+     */
+    @Test
+    void neverAbortsWhatItsCoordinatorStillHoldsNorAnotherApplicationsTransaction(EmbeddedKafkaBroker broker)
+            throws Exception {
+        String bootstrap = broker.bootstrapServers();
+        Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        String topic = twoPartitions(client, "watch-own-");
+        try (TransactionWatch watch = new TransactionWatch(client, "watch-own", bootstrap, List.of(topic),
+                Duration.ofSeconds(1), id -> id.startsWith("app-"), true);
+             KafkaProducer<String, String> own = transactional(bootstrap, "app-model-worker");
+             KafkaProducer<String, String> stranger = transactional(bootstrap, "stranger")) {
+            for (var producer : List.of(own, stranger)) {
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>(topic, producer == own ? 0 : 1, "k", "v"));
+                producer.sendOffsetsToTransaction(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(1)),
+                        new ConsumerGroupMetadata("group-of-" + topic));
+                producer.flush();
+            }
+            Thread.sleep(2_500);
+
+            List<OpenTransaction> found = watch.check();
+            assertThat(ours(found, topic)).hasSize(2);
+            assertThat(found).anySatisfy(transaction -> assertThat(transaction.topic())
+                    .isEqualTo(TransactionWatch.OFFSETS_TOPIC));
+            assertThat(ours(watch.hanging(), topic)).as("both still open: neither was aborted").hasSize(2);
+            Object aborted = ManagementFactory.getPlatformMBeanServer().getAttribute(
+                    new ObjectName("cognition.health:type=transactions,application-id=watch-own"),
+                    "aborted-transactions");
+            assertThat(aborted).isEqualTo(0);
+            // The coordinator's in-progress transaction still commits as its producer meant; its markers follow.
+            own.commitTransaction();
+            stranger.abortTransaction();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!ours(watch.check(), topic).isEmpty()) {
+                assertThat(System.nanoTime()).as("markers written").isLessThan(deadline);
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    private static String twoPartitions(Map<String, Object> client, String prefix) throws Exception {
+        String topic = prefix + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = Admin.create(client)) {
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(2), Optional.empty()))).all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        return topic;
     }
 
     private static List<OpenTransaction> ours(List<OpenTransaction> hanging, String topic) {

@@ -86,6 +86,8 @@ class RedactorPropertyTest {
 
             assertThat(redaction.text()).as("redacting %s", text).isEqualTo(expected.toString());
             assertThat(redaction.counts()).as("counts for %s", text).isEqualTo(counts);
+            // What channel topics' last check relies on: a second pass finds nothing the first one left.
+            assertThat(redactor.redact(redaction.text()).total()).as("second pass over %s", redaction.text()).isZero();
         }
     }
 

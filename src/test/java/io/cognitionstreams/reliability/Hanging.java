@@ -28,7 +28,7 @@ final class Hanging {
      */
     static List<OpenTransaction> find(String bootstrap, Topics topics, Duration silentFor) throws Exception {
         try (TransactionWatch watch = new TransactionWatch(client(bootstrap), "reliability-run", bootstrap,
-                topics.all().stream().map(Topic::name).toList(), silentFor)) {
+                topics.all().stream().map(Topic::name).toList(), silentFor, id -> false, false)) {
             return watch.check();
         }
     }

@@ -37,8 +37,9 @@ import io.cognitionstreams.topics.Topics;
  * for the broker to come back. Each restart is broken down by what the child prints: its broker starting (the new
  * JVM is up), its broker answering, every capability RUNNING. At the end every request must be answered exactly
  * once. A step that stalls is checked for hanging transactions, which a kill can leave on the embedded broker
- * (docs/reliability.md, "Kill and restart"): named in the failure, or aborted as an operator would and the restart
- * reported as stalled. {@code bin/kill-restart} runs {@link #main}; no short form is in the suite, which the
+ * (docs/reliability.md, "Kill and restart"): named in the failure, aborted as an operator would, or left to the app
+ * to abort itself ({@code --app-aborts-hanging}: the child runs with a 30 s hanging limit), and the restart reported
+ * as stalled. {@code bin/kill-restart} runs {@link #main}; no short form is in the suite, which the
  * broker's defect would make fail now and then (docs/reliability.md).
  *
  * <p>{@link CrashRun} kills the app with the broker outside it; this run is the restart a user of the default sees.
@@ -55,13 +56,22 @@ final class RestartRun {
     private static final List<Channel> CHANNELS = List.of(Channel.CLI_CHAT, Channel.WEB_CHAT,
             Channel.DISCORD_CHAT, Channel.COUNCIL_CHAT, Channel.MEMORY, Channel.SHELL);
 
+    /** What a run does about a hanging transaction the broker leaves behind after a kill. */
+    enum OnHanging {
+        /** Fail, naming it. */
+        FAIL,
+        /** Abort it as an operator would, and go on. */
+        RUN_ABORTS,
+        /** Wait for the app to abort it itself (its TransactionWatch), and go on. */
+        APP_ABORTS
+    }
+
     /**
-     * @param rate         requests per second the agent sends
-     * @param seed         of the pause between the answers' return and the next kill (1 to 5 s)
-     * @param abortHanging abort, as an operator would, a hanging transaction the broker leaves behind after a kill
-     *                     (docs/reliability.md, "Kill and restart") and go on, instead of failing on it
+     * @param rate      requests per second the agent sends
+     * @param seed      of the pause between the answers' return and the next kill (1 to 5 s)
+     * @param onHanging what to do about a hanging transaction (docs/reliability.md, "Kill and restart")
      */
-    record Options(int kills, int rate, long seed, boolean abortHanging) {
+    record Options(int kills, int rate, long seed, OnHanging onHanging) {
     }
 
     /**
@@ -69,7 +79,7 @@ final class RestartRun {
      * the broker answering, every capability RUNNING, and the first answer to a request sent after the kill. The
      * first answer may come before every capability is RUNNING: one that does not lie on a request's path (the
      * council, time travel) may still be restoring its stores. A restart that stalled on hanging transactions
-     * names those it aborted; its times say nothing about a restart then.
+     * names them; its times say nothing about a restart then.
      */
     record Restart(double jvmUp, double brokerUp, double running, double firstAnswer,
                    List<OpenTransaction> aborted) {
@@ -81,7 +91,8 @@ final class RestartRun {
         }
     }
 
-    record Report(List<Restart> restarts, Ledger.Verdict verdict, Duration elapsed) {
+    /** @param appAborts the hanging transactions the app says (in its log) it aborted itself */
+    record Report(List<Restart> restarts, Ledger.Verdict verdict, Duration elapsed, long appAborts) {
 
         /** The restarts that did not stall on a hanging transaction, whose times are a restart's. */
         List<Restart> clean() {
@@ -99,14 +110,18 @@ final class RestartRun {
         int port = ChildApp.freePort();
         int controllerPort = ChildApp.freePort();
         Path dataDir = workDir.resolve("data");
-        List<String> args = List.of("--data-dir", dataDir.toString(), "--port", String.valueOf(port),
-                "--controller-port", String.valueOf(controllerPort));
+        List<String> args = new ArrayList<>(List.of("--data-dir", dataDir.toString(), "--port", String.valueOf(port),
+                "--controller-port", String.valueOf(controllerPort)));
+        if (options.onHanging() == OnHanging.APP_ABORTS) {
+            // The app's producers time their transactions out after 10 s at most: 30 s of silence is hanging.
+            args.addAll(List.of("--hanging-transaction-after", HANGING_AFTER.toSeconds() + "s"));
+        }
         String bootstrap = "127.0.0.1:" + port;
         Path appLog = workDir.resolve("app.log");
         log.printf("kill-restart run %s: %d kills, %d requests/s, seed %d, app log %s%n", run, options.kills(),
                 options.rate(), options.seed(), appLog);
         Random random = new Random(options.seed());
-        Stalls stalls = new Stalls(bootstrap, topics, options.abortHanging(), log);
+        Stalls stalls = new Stalls(bootstrap, topics, options.onHanging(), log);
         ChildApp app = ChildApp.run(appLog, args);
         Traffic traffic = null;
         try {
@@ -153,8 +168,12 @@ final class RestartRun {
                 try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(new BrokerSettings(
                         dataDir.resolve("kafka"), port, controllerPort, Duration.ofSeconds(60)))) {
                     ledger.catchUp();
+                    long appAborts;
+                    try (var lines = Files.lines(appLog)) {
+                        appAborts = lines.filter(line -> line.contains("aborted the hanging transaction")).count();
+                    }
                     Report report = new Report(restarts, ledger.verify(prompts),
-                            Duration.ofNanos(System.nanoTime() - started));
+                            Duration.ofNanos(System.nanoTime() - started), appAborts);
                     log.printf("%s in %d s%n", report.verdict(), report.elapsed().toSeconds());
                     return report;
                 }
@@ -170,16 +189,16 @@ final class RestartRun {
 
     /**
      * Waits for a step of a restart. A restart normally answers well within a minute; past {@link #HANG_CHECK}
-     * without, and every {@code HANG_CHECK} after, it looks for hanging transactions: aborted and waited past
-     * when allowed, else named in the failure.
+     * without, and every {@code HANG_CHECK} after, it looks for hanging transactions: aborted (by the run or by the
+     * app) and waited past when allowed, else named in the failure.
      */
-    private record Stalls(String bootstrap, Topics topics, boolean abortHanging, PrintStream log) {
+    private record Stalls(String bootstrap, Topics topics, OnHanging onHanging, PrintStream log) {
 
         interface Step {
             boolean done() throws Exception;
         }
 
-        /** @return the hanging transactions aborted on the way */
+        /** @return the hanging transactions aborted on the way, by the run or by the app */
         List<OpenTransaction> await(String what, Step step) throws Exception {
             List<OpenTransaction> aborted = new ArrayList<>();
             long start = System.nanoTime();
@@ -192,15 +211,20 @@ final class RestartRun {
                 if (now > nextCheck) {
                     nextCheck = now + HANG_CHECK.toNanos();
                     List<OpenTransaction> hanging = Hanging.find(bootstrap, topics, HANGING_AFTER);
-                    if (!hanging.isEmpty() && !abortHanging) {
-                        throw new AssertionError(what + ": stalled on hanging transactions the broker lost the "
-                                + "markers of (docs/reliability.md, \"Kill and restart\"): " + hanging);
+                    if (hanging.isEmpty()) {
+                        continue;
                     }
-                    if (!hanging.isEmpty()) {
-                        log.printf("%s: stalled on hanging transactions; aborting them: %s%n", what, hanging);
-                        Hanging.abort(bootstrap, hanging);
-                        aborted.addAll(hanging);
+                    switch (onHanging) {
+                        case FAIL -> throw new AssertionError(what + ": stalled on hanging transactions the broker "
+                                + "lost the markers of (docs/reliability.md, \"Kill and restart\"): " + hanging);
+                        case RUN_ABORTS -> {
+                            log.printf("%s: stalled on hanging transactions; aborting them: %s%n", what, hanging);
+                            Hanging.abort(bootstrap, hanging);
+                        }
+                        case APP_ABORTS -> log.printf("%s: stalled on hanging transactions; waiting for the app "
+                                + "to abort them: %s%n", what, hanging);
                     }
+                    hanging.stream().filter(transaction -> !aborted.contains(transaction)).forEach(aborted::add);
                 }
             }
             return aborted;
@@ -284,15 +308,20 @@ final class RestartRun {
         return String.format("%s p50 %.1f s, max %.1f s", name, median, sorted.get(sorted.size() - 1));
     }
 
-    /** {@code bin/kill-restart [--kills N] [--rate R] [--seed S] [--abort-hanging]}: the long form. */
+    /**
+     * {@code bin/kill-restart [--kills N] [--rate R] [--seed S] [--abort-hanging | --app-aborts-hanging]}: the long
+     * form.
+     */
     public static void main(String[] args) throws Exception {
         Options options = new Options(CrashRun.intArg(args, "--kills", 10), CrashRun.intArg(args, "--rate", 20),
                 Long.parseLong(CrashRun.arg(args, "--seed", String.valueOf(System.currentTimeMillis()))),
-                List.of(args).contains("--abort-hanging"));
+                List.of(args).contains("--abort-hanging") ? OnHanging.RUN_ABORTS
+                        : List.of(args).contains("--app-aborts-hanging") ? OnHanging.APP_ABORTS : OnHanging.FAIL);
         Report report = run(Files.createTempDirectory("cognition-restart"), options, System.out);
         List<Restart> clean = report.clean();
-        System.out.printf("%d restarts, %d of them stalled on hanging transactions (aborted, not timed)%n",
-                report.restarts().size(), report.restarts().size() - clean.size());
+        System.out.printf("%d restarts, %d of them stalled on hanging transactions (aborted, not timed); the app "
+                        + "aborted %d hanging transactions itself%n", report.restarts().size(),
+                report.restarts().size() - clean.size(), report.appAborts());
         System.out.println(summary(clean, "kill to JVM up", Restart::jvmUp));
         System.out.println(summary(clean, "kill to broker up", Restart::brokerUp));
         System.out.println(summary(clean, "kill to running", Restart::running));

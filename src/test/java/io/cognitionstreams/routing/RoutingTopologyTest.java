@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.council.CouncilEnvelope;
 import io.cognitionstreams.council.CouncilIds;
 import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.council.CouncilSignatures;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
@@ -40,12 +42,14 @@ import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.serde.json.JsonAvro;
+import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.CouncilSeal;
 
 class RoutingTopologyTest {
 
@@ -64,7 +68,8 @@ class RoutingTopologyTest {
     @BeforeEach
     void start() {
         StreamsBuilder builder = new StreamsBuilder();
-        RoutingTopology.build(builder, topics, new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()));
+        RoutingTopology.build(builder, topics, new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()),
+                CouncilSeal.NONE);
         driver = Drivers.driver(builder.build(), stateDir);
         outputs = TopicDriver.input(driver, topics.llmOutputs);
         for (Channel channel : Channel.values()) {
@@ -200,7 +205,7 @@ class RoutingTopologyTest {
 
         StreamsBuilder builder = new StreamsBuilder();
         RoutingTopology.build(builder, topics, new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults(),
-                new RoutingLimits(256, 500)));
+                new RoutingLimits(256, 500)), CouncilSeal.NONE);
         try (TopologyTestDriver narrow = Drivers.driver(builder.build(), stateDir.resolve("narrow"))) {
             TopicDriver.input(narrow, topics.llmOutputs)
                     .pipeInput("s1", Records.output("s1", "RESPONSE: hi\n".repeat(200)).build());
@@ -218,7 +223,7 @@ class RoutingTopologyTest {
                 OutputLimits.DEFAULT_MAX_REQUEST_BYTES, Map.of(Topics.channelTopic(Channel.WEB_CHAT), small)));
         StreamsBuilder builder = new StreamsBuilder();
         RoutingTopology.build(builder, narrowTopics,
-                new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()));
+                new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), CouncilSeal.NONE);
         try (TopologyTestDriver narrow = Drivers.driver(builder.build(), stateDir.resolve("narrow"))) {
             TopicDriver.input(narrow, narrowTopics.llmOutputs).pipeInput("s1", Records.output("s1",
                     "PLAN: short\nRESPONSE: " + "a@b.io ".repeat(8_000)).build());
@@ -281,6 +286,26 @@ class RoutingTopologyTest {
         KeyValueStore<String, Integer> streaks = driver.getKeyValueStore(RoutingTopology.INTERRUPT_STORE);
         assertThat(streaks.get("s1")).isEqualTo(4);
         assertThat(streaks.get("s2")).isEqualTo(1);
+    }
+
+    @Test
+    void withSignaturesRequiredTheEscalationIsSignedWithTheAppKeyAsTheCouncilChecksIt() {
+        Ed25519.Key app = Ed25519.Key.generated();
+        CouncilSettings required = CouncilSettings.defaults().withSignatures(CouncilSettings.Signatures.REQUIRED,
+                Duration.ofMinutes(5));
+        StreamsBuilder builder = new StreamsBuilder();
+        RoutingTopology.build(builder, topics, new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()),
+                CouncilSignatures.seal(required, app));
+        try (TopologyTestDriver signing = Drivers.driver(builder.build(), stateDir.resolve("signing"))) {
+            TopicDriver.input(signing, topics.llmOutputs).pipeInput("s1",
+                    Records.output("s1", "INTERRUPT: one\nINTERRUPT: two\nINTERRUPT: three").build());
+
+            CouncilMessage escalation = TopicDriver.output(signing, topics.councilMessages).readValue();
+            assertThat(escalation.getSigningKey()).isEqualTo(app.id());
+            assertThat(CouncilSignatures.problem(escalation, app.publicKey(), Optional.empty())).isEmpty();
+            assertThat(CouncilSignatures.problem(escalation, Ed25519.Key.generated().publicKey(), Optional.empty()))
+                    .as("another app's key").isPresent();
+        }
     }
 
     @Test

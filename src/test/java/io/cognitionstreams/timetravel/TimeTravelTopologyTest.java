@@ -36,6 +36,7 @@ import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
 import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.CouncilSeal;
 
 class TimeTravelTopologyTest {
 
@@ -60,7 +61,7 @@ class TimeTravelTopologyTest {
 
     private void start(AutoFixPolicy policy) {
         StreamsBuilder builder = new StreamsBuilder();
-        TimeTravelTopology.build(builder, topics, new StageContracts(instructions), policy);
+        TimeTravelTopology.build(builder, topics, new StageContracts(instructions), policy, CouncilSeal.NONE);
         driver = Drivers.driver(builder.build(), stateDir);
         requests = TopicDriver.input(driver, topics.requests);
         packets = TopicDriver.input(driver, topics.packets);
