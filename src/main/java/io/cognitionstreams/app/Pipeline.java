@@ -23,8 +23,10 @@ import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.council.CouncilSignatures;
 import io.cognitionstreams.council.CouncilTopology;
 import io.cognitionstreams.embeddings.CachingEmbedder;
+import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.embeddings.SentenceEmbedder;
+import io.cognitionstreams.embeddings.StaticEmbedder;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
@@ -55,10 +57,15 @@ public final class Pipeline {
     // One per JVM like the model it wraps: every app of the runtime embeds prompts, memories and sentences with it.
     private static final SentenceEmbedder EMBEDDER = new CachingEmbedder(MiniLmEmbedder.shared(), 10_000);
 
+    /** The static table, one per JVM, loaded (or distilled, the first time on a machine) when first asked for. */
+    private static final class StaticTable {
+        static final StaticEmbedder INSTANCE = StaticEmbedder.cachedIn(StaticEmbedder.defaultCache());
+    }
+
     /** The domain objects the topologies wrap, built once per app. */
     public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper,
                         CouncilSettings council, DecisionSignatures.Signer signer, int autoContinueSteps,
-                        MemoryRetention memoryRetention) {
+                        MemoryRetention memoryRetention, EmbeddingModel memoryModel) {
 
         /** Signs the app's council messages with the gatekeeper's key when the council requires signatures. */
         public CouncilSeal seal() {
@@ -70,7 +77,8 @@ public final class Pipeline {
             return with(CompressionChain.builder()
                     .extractive(new ExtractiveSummarizer(EMBEDDER)).build(),
                     new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), GatekeeperSettings.defaults(),
-                    CouncilSettings.defaults(), DecisionSignatures.Signer.generated(), 0, MemoryRetention.defaults());
+                    CouncilSettings.defaults(), DecisionSignatures.Signer.generated(), 0,
+                    Settings.MemorySettings.defaults());
         }
 
         /** With the Lite and Prime compression tiers when the settings name them. */
@@ -103,15 +111,23 @@ public final class Pipeline {
 
         private static Parts with(FieldCompressor compressor, OutputRouter router, GatekeeperSettings gatekeeper,
                                   CouncilSettings council, DecisionSignatures.Signer signer,
-                                  int autoContinueSteps, MemoryRetention memoryRetention) {
+                                  int autoContinueSteps, Settings.MemorySettings memory) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                     ContextLayers.defaults(compressor), compressor), router, gatekeeper, council, signer,
-                    autoContinueSteps, memoryRetention);
+                    autoContinueSteps, memory.retention(), Pipeline.memoryModel(memory.embedder()));
         }
     }
 
     private Pipeline() {
+    }
+
+    /** What episodic memory embeds with: MiniLM behind the runtime's cache, or the static table. */
+    public static EmbeddingModel memoryModel(Settings.MemoryEmbedder embedder) {
+        return switch (embedder) {
+            case MINILM -> EmbeddingModel.miniLm(EMBEDDER);
+            case STATIC -> EmbeddingModel.of(StaticTable.INSTANCE);
+        };
     }
 
     /**
@@ -127,8 +143,8 @@ public final class Pipeline {
         // Routing owns llm.outputs. tool.decisions is written by the gatekeeper and read here only, so a bad record
         // on it is this capability's to dead-letter.
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
-                AssemblyTopology.build(builder, topics, parts.assembler(), EMBEDDER, parts.autoContinueSteps(),
-                        parts.memoryRetention(), parts.seal()),
+                AssemblyTopology.build(builder, topics, parts.assembler(), parts.memoryModel(),
+                        parts.autoContinueSteps(), parts.memoryRetention(), parts.seal()),
                 Set.of(Topics.LLM_OUTPUTS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router(), parts.seal()), Set.of()));

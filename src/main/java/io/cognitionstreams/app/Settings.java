@@ -33,14 +33,14 @@ import io.cognitionstreams.routing.RoutingLimits;
  * @param clientProperties  settings every client gets (security, timeouts: {@code --command-config}), under the
  *                          app's own where its guarantees need those ({@link #clientConfig()})
  * @param executor          the tool loop: MCP servers, the shell runner, the signing key, auto-continue
- * @param memory            how much episodic memory each scope keeps
+ * @param memory            how much episodic memory each scope keeps, and what embeds it
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
                        RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
                        Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor,
-                       MemoryRetention memory) {
+                       MemorySettings memory) {
 
     public Settings {
         clientProperties = Map.copyOf(clientProperties);
@@ -53,7 +53,7 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
                 GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults(), Map.of(),
-                ExecutorSettings.none(), MemoryRetention.defaults());
+                ExecutorSettings.none(), MemorySettings.defaults());
     }
 
     /** The same settings with another council (tests and tools that drive the council with short timeouts). */
@@ -166,5 +166,19 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         public boolean usesReplay() {
             return endpoint.isEmpty();
         }
+    }
+
+    /** Episodic memory: how much each scope keeps, and which model embeds prompts and memories. */
+    public record MemorySettings(MemoryRetention retention, MemoryEmbedder embedder) {
+
+        /** MiniLM: the static table is 100 times cheaper but misses the recall target (docs/benchmarks.md). */
+        public static MemorySettings defaults() {
+            return new MemorySettings(MemoryRetention.defaults(), MemoryEmbedder.MINILM);
+        }
+    }
+
+    /** all-MiniLM-L6-v2 itself, or the static table distilled from it (docs/assembly.md#episodic-memory). */
+    public enum MemoryEmbedder {
+        MINILM, STATIC
     }
 }

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.deadletter.InvalidRecordException;
-import io.cognitionstreams.embeddings.SentenceEmbedder;
+import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.ErrorKind;
@@ -144,13 +144,13 @@ final class AssemblyProcessors {
     static final class Embed implements Processor<String, RoutedBlock, String, MemoryEntry> {
         private static final Logger LOG = LoggerFactory.getLogger(Embed.class);
 
-        private final SentenceEmbedder embedder;
+        private final EmbeddingModel model;
         private final MemoryIndex index;
         private final MemoryRetention retention;
         private ProcessorContext<String, MemoryEntry> context;
 
-        Embed(SentenceEmbedder embedder, MemoryIndex index, MemoryRetention retention) {
-            this.embedder = embedder;
+        Embed(EmbeddingModel model, MemoryIndex index, MemoryRetention retention) {
+            this.model = model;
             this.index = index;
             this.retention = retention;
         }
@@ -167,7 +167,7 @@ final class AssemblyProcessors {
         public void process(Record<String, RoutedBlock> record) {
             RecordMetadata at = context.recordMetadata().orElseThrow();
             MemoryEntry entry = EpisodicMemory.remember(record.value(), new EpisodicMemory.Source(at.topic(),
-                    at.partition(), at.offset(), Instant.ofEpochMilli(record.timestamp())), embedder);
+                    at.partition(), at.offset(), Instant.ofEpochMilli(record.timestamp())), model);
             context.forward(record.withKey(entry.getBlockId()).withValue(entry));
             for (String forgotten : retention.onWrite(index, entry.getScope(), entry.getBlockId(),
                     Instant.ofEpochMilli(context.currentSystemTimeMs()))) {

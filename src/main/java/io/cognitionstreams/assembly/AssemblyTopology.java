@@ -5,7 +5,7 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.state.Stores;
 
-import io.cognitionstreams.embeddings.SentenceEmbedder;
+import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.governance.PersonaRules;
@@ -43,11 +43,12 @@ public final class AssemblyTopology {
     }
 
     /**
+     * @param memoryModel       what episodic memory embeds prompts and memories with
      * @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none
      * @param retention         how much episodic memory each scope keeps
      */
     public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler,
-                             SentenceEmbedder embedder, int autoContinueSteps, MemoryRetention retention,
+                             EmbeddingModel memoryModel, int autoContinueSteps, MemoryRetention retention,
                              CouncilSeal seal) {
         // Skills, identity, personas and tools are small and read by every session: a global copy on each instance.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
@@ -59,13 +60,13 @@ public final class AssemblyTopology {
         // store's loader keeps, because decoding each entry per request was the bottleneck.
         MemoryIndex memoryIndex = new MemoryIndex();
         GlobalMirror.add(builder, topics.memory, MEMORY_STORE, MemoryEntries::refuse,
-                EpisodicMemory.indexer(memoryIndex));
+                EpisodicMemory.indexer(memoryIndex, memoryModel));
         // Changelogged, so a restart or a rebalance restores every session's history and pending re-anchor.
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_STORE),
                 Serdes.String(), topics.serde(SessionState.class)));
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HISTORY_STORE),
                 Serdes.String(), topics.serde(HistoryEntry.class)));
-        SessionAssembly sessions = new SessionAssembly(assembler, new EpisodicMemory(embedder, memoryIndex),
+        SessionAssembly sessions = new SessionAssembly(assembler, new EpisodicMemory(memoryModel, memoryIndex),
                 autoContinueSteps);
 
         // All six inputs are keyed by session and share the stores, so they form one sub-topology whose task
@@ -99,7 +100,7 @@ public final class AssemblyTopology {
         // Embedded once here, on arrival, so neither a restore nor a search pays for it again; what retention
         // forgets is tombstoned here too, judged by the index the global store keeps.
         builder.stream(topics.channel(Channel.MEMORY).name(), topics.channel(Channel.MEMORY).consumed())
-                .process(() -> new AssemblyProcessors.Embed(embedder, memoryIndex, retention),
+                .process(() -> new AssemblyProcessors.Embed(memoryModel, memoryIndex, retention),
                         Named.as("embed-memory"))
                 .to(topics.memory.name(), topics.memory.produced());
     }

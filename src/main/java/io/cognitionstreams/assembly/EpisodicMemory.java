@@ -6,9 +6,8 @@ import java.util.List;
 import java.util.Optional;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
-import io.cognitionstreams.embeddings.SentenceEmbedder;
+import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.Vectors;
-import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
@@ -19,22 +18,25 @@ import io.cognitionstreams.topology.GlobalMirror;
  * they arrive, into the scope of the turn that wrote them, and a packet's layer gets the entries of its own scope
  * most similar to its user prompt.
  *
- * <p>Search is exact, over the {@link MemoryIndex} the global store keeps decoded: about 1.5 ms per ten thousand
- * distinct memories of a scope (docs/benchmarks.md), less than embedding the prompt up to some thirty thousand; past
- * that an approximate index would pay off. Embedding the prompt costs more than the search, so it is only done when
- * the scope holds a memory the turn may recall.
+ * <p>Search runs over the {@link MemoryIndex} the global store keeps decoded: exact, about 1.5 ms per ten thousand
+ * distinct memories of a scope (docs/benchmarks.md), and past twenty thousand shortlisted by binary codes first.
+ * Embedding the prompt with MiniLM costs more than the search, so it is only done when the scope holds a memory the
+ * turn may recall.
+ *
+ * <p>Prompts and memories are embedded with one model, the run's ({@code --memory-embedder}). An entry stored by the
+ * other one is embedded again from its text as it is loaded: its vector is not comparable with our prompts', but its
+ * text is the memory, so switching models forgets nothing.
  */
 public final class EpisodicMemory {
 
     /** Below this cosine similarity an entry is noise, not a related experience. */
     public static final double MIN_SIMILARITY = 0.3;
-    public static final String MODEL = MemoryEntries.MODEL;
 
-    private final SentenceEmbedder embedder;
+    private final EmbeddingModel model;
     private final MemoryIndex index;
 
-    public EpisodicMemory(SentenceEmbedder embedder, MemoryIndex index) {
-        this.embedder = embedder;
+    public EpisodicMemory(EmbeddingModel model, MemoryIndex index) {
+        this.model = model;
         this.index = index;
     }
 
@@ -57,7 +59,7 @@ public final class EpisodicMemory {
         if (k <= 0 || !index.holdsAny(scope, writtenUntil)) {
             return List.of();
         }
-        return index.nearest(scope, Vectors.unit(embedder.embed(List.of(query)).get(0)), k, MIN_SIMILARITY,
+        return index.nearest(scope, Vectors.unit(model.embedder().embed(List.of(query)).get(0)), k, MIN_SIMILARITY,
                 writtenUntil);
     }
 
@@ -68,7 +70,7 @@ public final class EpisodicMemory {
      * @throws InvalidRecordException the block is empty, or names a scope no request could have: dead-lettered, not
      *                                remembered
      */
-    public static MemoryEntry remember(RoutedBlock block, Source source, SentenceEmbedder embedder) {
+    public static MemoryEntry remember(RoutedBlock block, Source source, EmbeddingModel model) {
         if (block == null || block.getText().isBlank()) {
             throw new InvalidRecordException("memory block is empty: nothing to remember");
         }
@@ -77,7 +79,7 @@ public final class EpisodicMemory {
                 throw new InvalidRecordException("memory block " + block.getBlockId() + ": " + problem);
             });
         }
-        float[] vector = Vectors.unit(embedder.embed(List.of(block.getText())).get(0));
+        float[] vector = Vectors.unit(model.embedder().embed(List.of(block.getText())).get(0));
         List<Float> embedding = new ArrayList<>(vector.length);
         for (float value : vector) {
             embedding.add(value);
@@ -87,7 +89,7 @@ public final class EpisodicMemory {
                 .setSessionId(block.getSessionId())
                 .setMarker(block.getMarker())
                 .setText(block.getText())
-                .setEmbeddingModel(MODEL)
+                .setEmbeddingModel(model.name())
                 .setEmbedding(embedding)
                 .setTimestamp(block.getTimestamp())
                 .setTimeTravel(block.getTimeTravel())
@@ -102,12 +104,14 @@ public final class EpisodicMemory {
                 .build();
     }
 
-    /** Keeps {@code index} as the memory's global store changes, restores included. */
-    public static GlobalMirror.Listener<MemoryEntry> indexer(MemoryIndex index) {
+    /**
+     * Keeps {@code index} as the memory's global store changes, restores included, with vectors of {@code model}.
+     */
+    public static GlobalMirror.Listener<MemoryEntry> indexer(MemoryIndex index, EmbeddingModel model) {
         return new GlobalMirror.Listener<>() {
             @Override
             public void put(String key, MemoryEntry entry) {
-                index(index, key, entry);
+                index(index, key, entry, model);
             }
 
             @Override
@@ -117,12 +121,21 @@ public final class EpisodicMemory {
         };
     }
 
-    /** Adds a stored entry to the index, as the global store receives it. */
-    public static void index(MemoryIndex index, String key, MemoryEntry entry) {
-        List<Float> embedding = entry.getEmbedding();
-        float[] vector = new float[embedding.size()];
-        for (int i = 0; i < vector.length; i++) {
-            vector[i] = embedding.get(i);
+    /**
+     * Adds a stored entry to the index, as the global store receives it, with its stored vector when it is of
+     * {@code model}, or else embedded again from its text (microseconds with the static model, a MiniLM inference
+     * with MiniLM: once per entry per load).
+     */
+    public static void index(MemoryIndex index, String key, MemoryEntry entry, EmbeddingModel model) {
+        float[] vector;
+        if (model.name().equals(entry.getEmbeddingModel())) {
+            List<Float> embedding = entry.getEmbedding();
+            vector = new float[embedding.size()];
+            for (int i = 0; i < vector.length; i++) {
+                vector[i] = embedding.get(i);
+            }
+        } else {
+            vector = model.embedder().embed(List.of(entry.getText())).get(0);
         }
         // Normalized again: an entry written by another producer need not be unit length.
         index.put(key, MemoryScopes.orSession(entry.getScope(), entry.getSessionId()), entry.getText(),

@@ -26,8 +26,19 @@ import java.util.function.Supplier;
  * share one vector: an agent that verifies "tests passed" a thousand times has one memory of it, searched once and
  * returned once, not a thousand copies crowding out the other results. Each entry keeps when it was written, so a
  * replayed turn can search its scope as it was then, and the oldest entries are the first retention drops.
+ *
+ * <p>Search is exact up to {@link #APPROXIMATE_ABOVE} distinct memories in a scope (0.15 µs each). Past that a scan
+ * of every float would cost milliseconds, so each memory also keeps a binary code (the sign of each dimension) and a
+ * search first takes the memories whose codes differ least from the query's (a popcount over six longs each), at
+ * least {@link #CANDIDATES}, then scores only those exactly. Every memory at the cut-off distance is kept, so the
+ * shortlist depends on the memories alone, not on their order, and every instance still builds the same packet.
  */
 public final class MemoryIndex {
+
+    /** Distinct memories of a scope above which a search shortlists by binary code first. */
+    public static final int APPROXIMATE_ABOVE = 20_000;
+    /** How many memories at least the binary codes shortlist for the exact scores. */
+    public static final int CANDIDATES = 512;
 
     /** A memory found for a query: its text and its cosine similarity with the query. */
     public record Hit(String text, float similarity) {
@@ -36,7 +47,19 @@ public final class MemoryIndex {
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final Map<String, Shelf> shelves = new HashMap<>();
     private final Map<String, String> scopeOfId = new HashMap<>();
+    private final int approximateAbove;
+    private final int candidates;
     private int dimension = -1;
+
+    public MemoryIndex() {
+        this(APPROXIMATE_ABOVE, CANDIDATES);
+    }
+
+    /** With other bounds than the defaults, to measure what the shortlist costs in recall. */
+    public MemoryIndex(int approximateAbove, int candidates) {
+        this.approximateAbove = approximateAbove;
+        this.candidates = candidates;
+    }
 
     /**
      * Remembers entry {@code id} of {@code scope}, written at {@code writtenAt} (epoch milliseconds), with a
@@ -119,7 +142,12 @@ public final class MemoryIndex {
             if (shelf == null || unitQuery.length != dimension) {
                 return List.of();
             }
-            for (int slot = 0; slot < shelf.size; slot++) {
+            // At least k, so a caller's larger k (the CLI's --top) still gets k memories.
+            int[] shortlist = shelf.size > approximateAbove
+                    ? shelf.closestCodes(unitQuery, writtenUntil, Math.max(k, candidates)) : null;
+            int count = shortlist == null ? shelf.size : shortlist.length;
+            for (int i = 0; i < count; i++) {
+                int slot = shortlist == null ? i : shortlist[i];
                 if (shelf.earliest[slot] > writtenUntil) {
                     continue;
                 }
@@ -232,11 +260,70 @@ public final class MemoryIndex {
         private long[] earliest = new long[16];
         private String[] texts = new String[16];
         private float[] vectors;
+        /** Each vector's signs, {@code words} longs a memory. */
+        private long[] codes;
+        private final int words;
         private int size;
 
         Shelf(int dimension) {
             this.dimension = dimension;
+            this.words = (dimension + 63) / 64;
             this.vectors = new float[16 * dimension];
+            this.codes = new long[16 * words];
+        }
+
+        /**
+         * The slots written by {@code writtenUntil} whose codes are nearest the query's in Hamming distance: at least
+         * {@code wanted} (fewer only if fewer are held), and all of those at the farthest distance taken.
+         */
+        int[] closestCodes(float[] query, long writtenUntil, int wanted) {
+            long[] code = new long[words];
+            sign(query, code, 0);
+            // One pass of popcounts, kept, so the selection below reads distances and computes none.
+            short[] distances = new short[size];
+            int[] histogram = new int[dimension + 1];
+            for (int slot = 0; slot < size; slot++) {
+                if (earliest[slot] > writtenUntil) {
+                    distances[slot] = Short.MAX_VALUE;
+                    continue;
+                }
+                int distance = hamming(code, slot);
+                distances[slot] = (short) distance;
+                histogram[distance]++;
+            }
+            int cutoff = 0;
+            int count = histogram[0];
+            while (count < wanted && cutoff < dimension) {
+                count += histogram[++cutoff];
+            }
+            int[] shortlist = new int[count];
+            int next = 0;
+            for (int slot = 0; slot < size && next < count; slot++) {
+                if (distances[slot] <= cutoff) {
+                    shortlist[next++] = slot;
+                }
+            }
+            return shortlist;
+        }
+
+        private int hamming(long[] code, int slot) {
+            int distance = 0;
+            int at = slot * words;
+            for (int w = 0; w < words; w++) {
+                distance += Long.bitCount(code[w] ^ codes[at + w]);
+            }
+            return distance;
+        }
+
+        private void sign(float[] vector, long[] into, int offset) {
+            for (int w = 0; w < words; w++) {
+                into[offset + w] = 0;
+            }
+            for (int d = 0; d < vector.length; d++) {
+                if (vector[d] > 0) {
+                    into[offset + d / 64] |= 1L << (d % 64);
+                }
+            }
         }
 
         void put(String id, String text, long writtenAt, float[] unitVector) {
@@ -263,6 +350,7 @@ public final class MemoryIndex {
             references[size] = 1;
             earliest[size] = writtenAt;
             System.arraycopy(unitVector, 0, vectors, size * dimension, dimension);
+            sign(unitVector, codes, size * words);
             slotOfText.put(text, size);
             size++;
         }
@@ -293,6 +381,7 @@ public final class MemoryIndex {
                 references[slot] = references[last];
                 earliest[slot] = earliest[last];
                 System.arraycopy(vectors, last * dimension, vectors, slot * dimension, dimension);
+                System.arraycopy(codes, last * words, codes, slot * words, words);
                 slotOfText.put(texts[slot], slot);
             }
             texts[last] = null;
@@ -305,6 +394,7 @@ public final class MemoryIndex {
             references = Arrays.copyOf(references, capacity);
             earliest = Arrays.copyOf(earliest, capacity);
             vectors = Arrays.copyOf(vectors, capacity * dimension);
+            codes = Arrays.copyOf(codes, capacity * words);
         }
     }
 }

@@ -104,7 +104,7 @@ final class BenchCommand implements Callable<Integer> {
                     partitions, (short) (broker != null ? 1 : -1), 1, Settings.ModelSettings.replay(),
                     Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
                     GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuning.tuning(),
-                    cluster.fileSettings(), ExecutorSettings.none(), memory.retention());
+                    cluster.fileSettings(), ExecutorSettings.none(), memory.settings());
             err.printf("bench %s: %s broker at %s, %d partitions, workload %s, commit interval %d ms%n", run,
                     broker != null ? "embedded" : "external", bootstrap, partitions, workload,
                     tuning.commitInterval.toMillis());

@@ -17,9 +17,11 @@ import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.producer.ProducerRecord;
 
+import io.cognitionstreams.app.Pipeline;
+import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.assembly.EpisodicMemory;
 import io.cognitionstreams.assembly.MemoryIndex;
-import io.cognitionstreams.embeddings.MiniLmEmbedder;
+import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.schema.Marker;
@@ -189,7 +191,8 @@ final class MemoryCommand implements Callable<Integer> {
 
     @Command(name = "search", mixinStandardHelpOptions = true,
             description = {"Searches one scope as a request of that scope would: the memories most similar to TEXT "
-                    + "(cosine of all-MiniLM-L6-v2 embeddings, at least " + EpisodicMemory.MIN_SIMILARITY + "), "
+                    + "(cosine of the embeddings of --memory-embedder, at least " + EpisodicMemory.MIN_SIMILARITY
+                    + "), "
                     + "most similar first, each with its similarity.",
                     "--as-of searches the scope as it was then, as a replayed turn does."})
     static final class Search implements Callable<Integer> {
@@ -210,6 +213,11 @@ final class MemoryCommand implements Callable<Integer> {
         @Option(names = "--as-of", paramLabel = "ISO-8601",
                 description = "Only memories written at or before this time, e.g. 2026-11-22T10:00:00Z.")
         String asOf;
+
+        @Option(names = "--memory-embedder", paramLabel = "static|minilm", defaultValue = "minilm",
+                converter = MemoryOptions.EmbedderName.class,
+                description = "Embed as a run with this --memory-embedder does (default: ${DEFAULT-VALUE}).")
+        Settings.MemoryEmbedder embedder;
 
         @Parameters(arity = "1..*", paramLabel = "TEXT", description = "What to search for, as a prompt would ask.")
         List<String> words;
@@ -235,11 +243,12 @@ final class MemoryCommand implements Callable<Integer> {
             }
             // Only this scope's vectors are kept: the other scopes' entries are listed, never decoded into the index.
             MemoryIndex index = new MemoryIndex();
+            EmbeddingModel model = Pipeline.memoryModel(embedder);
             List<Held> all = held(cluster, new GlobalMirror.Listener<>() {
                 @Override
                 public void put(String key, MemoryEntry entry) {
                     if (Held.of(entry).scope().equals(scope)) {
-                        EpisodicMemory.index(index, key, entry);
+                        EpisodicMemory.index(index, key, entry, model);
                     } else {
                         index.remove(key);
                     }
@@ -256,7 +265,7 @@ final class MemoryCommand implements Callable<Integer> {
                 return 1;
             }
             String query = String.join(" ", words);
-            List<MemoryIndex.Hit> hits = new EpisodicMemory(MiniLmEmbedder.shared(), index).search(scope, query, top,
+            List<MemoryIndex.Hit> hits = new EpisodicMemory(model, index).search(scope, query, top,
                     until);
             PrintWriter out = spec.commandLine().getOut();
             hits.forEach(hit -> out.printf("%.3f  %s%n", hit.similarity(), DemoWatcher.oneLine(hit.text(),

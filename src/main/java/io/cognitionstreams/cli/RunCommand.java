@@ -17,7 +17,6 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 
 import io.cognitionstreams.app.CognitionRuntime;
-import io.cognitionstreams.assembly.MemoryRetention;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
@@ -276,7 +275,7 @@ final class RunCommand implements Callable<Integer> {
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures,
                 councilMaxMessageAge);
-        MemoryRetention retention = memory.retention();
+        Settings.MemorySettings memorySettings = memory.settings();
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
@@ -333,7 +332,7 @@ final class RunCommand implements Callable<Integer> {
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
                 gatekeeper, council, secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
-                tools, retention);
+                tools, memorySettings);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.

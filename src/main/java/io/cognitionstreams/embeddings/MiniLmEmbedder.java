@@ -27,6 +27,8 @@ import dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2Quantize
  */
 public final class MiniLmEmbedder implements SentenceEmbedder {
 
+    /** The name stored with its vectors (episodic memory's entries). */
+    public static final String MODEL = "all-MiniLM-L6-v2-q";
     public static final int DIMENSION = 384;
     private static final MiniLmEmbedder SHARED = new MiniLmEmbedder();
 

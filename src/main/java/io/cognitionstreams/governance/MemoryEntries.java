@@ -1,8 +1,10 @@
 package io.cognitionstreams.governance;
 
 import java.util.Optional;
+import java.util.Set;
 
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
+import io.cognitionstreams.embeddings.StaticEmbedder;
 import io.cognitionstreams.schema.MemoryEntry;
 
 /**
@@ -12,8 +14,12 @@ import io.cognitionstreams.schema.MemoryEntry;
  */
 public final class MemoryEntries {
 
-    /** The model prompts are embedded with: only its vectors are comparable with theirs. */
-    public static final String MODEL = "all-MiniLM-L6-v2-q";
+    /**
+     * The models memory may be embedded with, both 384-dim. An entry of the other model than the running one is
+     * embedded again from its text when loaded (EpisodicMemory), so it is kept, not refused.
+     */
+    public static final Set<String> MODELS = Set.of(MiniLmEmbedder.MODEL, StaticEmbedder.MODEL);
+    private static final int DIMENSION = MiniLmEmbedder.DIMENSION;
 
     private MemoryEntries() {
     }
@@ -29,12 +35,13 @@ public final class MemoryEntries {
                 return Optional.of("memory entry of block " + entry.getBlockId() + ": " + problem.get());
             }
         }
-        if (!MODEL.equals(entry.getEmbeddingModel())) {
-            return Optional.of("embedded with " + entry.getEmbeddingModel() + ", prompts are embedded with " + MODEL);
+        if (!MODELS.contains(entry.getEmbeddingModel())) {
+            return Optional.of("embedded with " + entry.getEmbeddingModel() + ", memory is embedded with one of "
+                    + MODELS.stream().sorted().toList());
         }
         int dimension = entry.getEmbedding().size();
-        if (dimension != MiniLmEmbedder.DIMENSION) {
-            return Optional.of(dimension + " dimensions, " + MODEL + " vectors have " + MiniLmEmbedder.DIMENSION);
+        if (dimension != DIMENSION) {
+            return Optional.of(dimension + " dimensions, " + entry.getEmbeddingModel() + " vectors have " + DIMENSION);
         }
         for (Float value : entry.getEmbedding()) {
             if (!Float.isFinite(value)) {

@@ -27,6 +27,7 @@ import io.cognitionstreams.assembly.history.ChatImport;
 import io.cognitionstreams.council.CouncilEnvelope;
 import io.cognitionstreams.council.CouncilIds;
 import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.prompt.PromptRenderer;
@@ -71,6 +72,7 @@ class AssemblyTopologyTest {
     private static final int AUTO_CONTINUE = 2;
     /** Small enough to reach in a test: three memories a scope, a day each. */
     private static final MemoryRetention RETENTION = new MemoryRetention(3, Duration.ofDays(1));
+    private static final EmbeddingModel MINILM = EmbeddingModel.miniLm(MiniLmEmbedder.shared());
 
     /**
      * Stands in for the compression chain (CompressionChainTest covers the real one): keeps the longest prefix
@@ -113,7 +115,7 @@ class AssemblyTopologyTest {
     private TopologyTestDriver start(Path dir) {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), AUTO_CONTINUE,
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MINILM, AUTO_CONTINUE,
                 RETENTION, CouncilSeal.NONE);
         // The wall clock an hour after the records' time, as it would be live: retention judges ages by it.
         TopologyTestDriver started = Drivers.driver(builder.build(), dir, Records.T0.plus(Duration.ofHours(1)));
@@ -602,7 +604,7 @@ class AssemblyTopologyTest {
                 OutputLimits.DEFAULT_MAX_REQUEST_BYTES, Map.of(Topics.COGNITION_PACKETS, small)));
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, narrow, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MiniLmEmbedder.shared(), 0,
+                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MINILM, 0,
                 RETENTION, CouncilSeal.NONE);
         try (TopologyTestDriver narrowDriver = Drivers.driver(builder.build(), other)) {
             TopicDriver.input(narrowDriver, narrow.requests).pipeInput("s1", Records.request("s1",

@@ -166,6 +166,50 @@ class MemoryIndexTest {
         }
     }
 
+    @Test
+    void theBinaryShortlistFindsEachMemoryByItsOwnVectorAfterRemovalsMovedThem() {
+        // Past 0 memories, a shortlist of 1 by code: only a memory whose code moved with its vector is found.
+        MemoryIndex approximate = new MemoryIndex(0, 1);
+        Random random = new Random(11);
+        Map<String, float[]> vectors = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            float[] vector = Vectors.unit(gaussian(random, 384));
+            vectors.put("t" + i, vector);
+            approximate.put("b" + i, S, "t" + i, i, vector);
+        }
+        for (int i = 0; i < 300; i += 2) {
+            approximate.remove("b" + i);
+            vectors.remove("t" + i);
+        }
+
+        vectors.forEach((text, vector) -> assertThat(approximate.nearest(S, vector, 1, 0.5, Long.MAX_VALUE))
+                .extracting(MemoryIndex.Hit::text).as(text).containsExactly(text));
+        // Written after the time asked for: not shortlisted, though its code is the query's.
+        assertThat(approximate.nearest(S, vectors.get("t299"), 3, -1, 200)).extracting(MemoryIndex.Hit::text)
+                .doesNotContain("t299").hasSize(3);
+    }
+
+    @Test
+    void theBinaryShortlistDependsOnTheMemoriesNotOnTheOrderTheyCameIn() {
+        Random random = new Random(5);
+        List<float[]> vectors = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            vectors.add(Vectors.unit(gaussian(random, 64)));
+        }
+        MemoryIndex forward = new MemoryIndex(0, 20);
+        MemoryIndex backward = new MemoryIndex(0, 20);
+        for (int i = 0; i < vectors.size(); i++) {
+            forward.put("b" + i, S, "t" + i, 0, vectors.get(i));
+            int j = vectors.size() - 1 - i;
+            backward.put("b" + j, S, "t" + j, 0, vectors.get(j));
+        }
+        for (int q = 0; q < 20; q++) {
+            float[] query = Vectors.unit(gaussian(random, 64));
+            assertThat(forward.nearest(S, query, 5, -1, Long.MAX_VALUE))
+                    .isEqualTo(backward.nearest(S, query, 5, -1, Long.MAX_VALUE));
+        }
+    }
+
     private record Held(String scope, String text, long writtenAt) {
     }
 

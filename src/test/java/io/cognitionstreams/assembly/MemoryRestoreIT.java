@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.Marker;
@@ -47,7 +48,7 @@ class MemoryRestoreIT {
                 .setMemoryScope("restore-" + run).build();
         Kafka.send(bootstrap, topics.memory, block.getBlockId(), EpisodicMemory.remember(block,
                 new EpisodicMemory.Source(Topics.channelTopic(Channel.MEMORY), 0, 0, Instant.now()),
-                MiniLmEmbedder.shared()));
+                EmbeddingModel.miniLm(MiniLmEmbedder.shared())));
 
         try (CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, "it-memory-" + run,
                 stateDir))) {

@@ -81,6 +81,15 @@ class MemoryCliIT {
             assertThat(search.out().lines().toList()).hasSize(2)
                     .allSatisfy(line -> assertThat(line).matches("0\\.\\d{3}  \\S.*"));
             assertThat(search.out()).contains("restores the invoices database").doesNotContain("ledger");
+            // Entries the run embedded with MiniLM, embedded again from their text by the static table.
+            Cli fast = memory(dir, bootstrap, "search", "--scope", billing, "--top", "1", "--memory-embedder",
+                    "static", "How", "do", "we", "restore", "the", "invoices", "database?");
+            assertThat(fast.exitCode()).as(fast.err()).isZero();
+            assertThat(fast.out()).contains("restores the invoices database").doesNotContain("ledger");
+            Cli neitherModel = memory(dir, bootstrap, "search", "--scope", billing, "--memory-embedder", "bert",
+                    "invoices");
+            assertThat(neitherModel.exitCode()).isEqualTo(2);
+            assertThat(neitherModel.err()).contains("'bert' is not static or minilm");
             Cli before = memory(dir, bootstrap, "search", "--scope", billing, "--as-of", "2000-01-01T00:00:00Z",
                     "invoices database");
             assertThat(before.exitCode()).isZero();

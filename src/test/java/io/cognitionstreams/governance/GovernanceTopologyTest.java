@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.clients.ClientPrincipal;
+import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
@@ -193,7 +194,7 @@ class GovernanceTopologyTest {
 
     private static MemoryEntry entry(String block, int dimension) {
         return MemoryEntry.newBuilder().setBlockId(block).setSessionId("s1").setMarker(Marker.THOUGHT_SEED)
-                .setText("a checklist could be a skill").setEmbeddingModel(MemoryEntries.MODEL)
+                .setText("a checklist could be a skill").setEmbeddingModel(MiniLmEmbedder.MODEL)
                 .setEmbedding(Collections.nCopies(dimension, 0.05f)).setTimestamp(T).build();
     }
 }

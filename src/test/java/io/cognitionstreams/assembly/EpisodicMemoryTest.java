@@ -1,0 +1,110 @@
+package io.cognitionstreams.assembly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import io.cognitionstreams.embeddings.EmbeddingModel;
+import io.cognitionstreams.embeddings.MiniLmEmbedder;
+import io.cognitionstreams.embeddings.StaticEmbedder;
+import io.cognitionstreams.governance.MemoryEntries;
+import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.RoutedBlock;
+
+class EpisodicMemoryTest {
+
+    private static final EpisodicMemory.Source SOURCE = new EpisodicMemory.Source("channel.memory", 0, 7,
+            Instant.parse("2026-11-26T10:00:00Z"));
+
+    /** A model whose vector of a text is its length in one of two axes, and which counts what it embeds. */
+    private final List<String> embedded = new ArrayList<>();
+    private final EmbeddingModel fake = new EmbeddingModel(StaticEmbedder.MODEL, sentences -> {
+        embedded.addAll(sentences);
+        return sentences.stream().map(text -> axis(text.contains("backup") ? 0 : 1)).toList();
+    });
+
+    @Test
+    void anEntryCarriesTheNameOfTheModelThatEmbeddedIt() {
+        MemoryEntry entry = EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE, fake);
+
+        assertThat(entry.getEmbeddingModel()).isEqualTo(StaticEmbedder.MODEL);
+        assertThat(entry.getEmbedding()).hasSize(384).startsWith(1f, 0f);
+        assertThat(MemoryEntries.refuse("b1", entry)).isEmpty();
+    }
+
+    @Test
+    void anEntryOfTheRunningModelKeepsItsStoredVector() {
+        MemoryEntry entry = EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE, fake);
+        embedded.clear();
+        MemoryIndex index = new MemoryIndex();
+
+        EpisodicMemory.index(index, "b1", entry, fake);
+
+        assertThat(embedded).isEmpty();
+        assertThat(index.nearest("ops", axis(0), 1, 0.5, Long.MAX_VALUE)).extracting(MemoryIndex.Hit::text)
+                .containsExactly("VERIFY: the backup restored.");
+    }
+
+    @Test
+    void anEntryOfTheOtherModelIsEmbeddedAgainFromItsTextAndSearched() {
+        // Stored by MiniLM with a vector on the axis the running model gives unrelated texts.
+        MemoryEntry old = EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE,
+                new EmbeddingModel(MiniLmEmbedder.MODEL, sentences -> List.of(axis(1))));
+        MemoryIndex index = new MemoryIndex();
+
+        EpisodicMemory.index(index, "b1", old, fake);
+
+        assertThat(embedded).containsExactly("VERIFY: the backup restored.");
+        List<MemoryIndex.Hit> hits = new EpisodicMemory(fake, index).search("ops", "how long does a backup take?", 3,
+                Optional.empty());
+        assertThat(hits).extracting(MemoryIndex.Hit::text).containsExactly("VERIFY: the backup restored.");
+    }
+
+    @Test
+    void withTheStaticTableAPromptRecallsTheMemoryItAsksAbout() {
+        EmbeddingModel table = EmbeddingModel.of(StaticEmbedder.cachedIn(StaticEmbedder.defaultCache()));
+        MemoryIndex index = new MemoryIndex();
+        List<String> texts = List.of("VERIFY: the database backup restored in four minutes.",
+                "THOUGHT_SEED: try a canary deploy for the payment service.",
+                "THOUGHT_SEED: Alice prefers short answers with the command first.");
+        for (int i = 0; i < texts.size(); i++) {
+            MemoryEntry entry = EpisodicMemory.remember(block("b" + i, texts.get(i)), SOURCE, table);
+            assertThat(entry.getEmbeddingModel()).isEqualTo(StaticEmbedder.MODEL);
+            EpisodicMemory.index(index, "b" + i, entry, table);
+        }
+
+        List<MemoryIndex.Hit> hits = new EpisodicMemory(table, index).search("ops",
+                "How long does restoring the database backup take?", 1, Optional.empty());
+
+        assertThat(hits).extracting(MemoryIndex.Hit::text).containsExactly(texts.get(0));
+    }
+
+    @Test
+    void governanceKeepsEntriesOfEitherModelAndRefusesAnyOther() {
+        MemoryEntry entry = EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE, fake);
+
+        entry.setEmbeddingModel(MiniLmEmbedder.MODEL);
+        assertThat(MemoryEntries.refuse("b1", entry)).isEmpty();
+        entry.setEmbeddingModel("text-embedding-3-small");
+        assertThat(MemoryEntries.refuse("b1", entry)).hasValue("embedded with text-embedding-3-small, memory is "
+                + "embedded with one of [all-MiniLM-L6-v2-q, all-MiniLM-L6-v2-q-static-sif]");
+    }
+
+    private static RoutedBlock block(String id, String text) {
+        return RoutedBlock.newBuilder().setBlockId(id).setOutputId("o").setPacketId("p").setRequestId("r")
+                .setSessionId("s").setMarker(Marker.VERIFY).setSequence(0).setBlockCount(1).setChannel("memory")
+                .setText(text).setTimestamp(SOURCE.writtenAt()).setMemoryScope("ops").build();
+    }
+
+    private static float[] axis(int axis) {
+        float[] vector = new float[384];
+        vector[axis] = 1;
+        return vector;
+    }
+}
