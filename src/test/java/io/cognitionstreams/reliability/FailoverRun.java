@@ -1,9 +1,12 @@
 package io.cognitionstreams.reliability;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -36,6 +39,7 @@ final class FailoverRun {
     private static final int PARTITIONS = 3;
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration NODE_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration SETTLED = Duration.ofSeconds(2);
     private static final String TRANSACTION_STATE = "__transaction_state";
 
     /** @param seed of the pause before each kill (2 to 6 s) */
@@ -43,17 +47,20 @@ final class FailoverRun {
     }
 
     /**
-     * One kill: the node, whether it was the active controller, how many of the watched partitions it led, and
-     * seconds from the kill to the first answer and to an answer on every partition; when it was started again,
-     * seconds from its restart to serving as a broker and to every replica in sync (NaN after the last kill).
+     * One kill: the node, whether it was the active controller, how many of the watched partitions it led, the
+     * seconds a request took to its answer just before ({@link #settle}), and seconds from the kill to its partitions led by others (the cluster's share of the wait: a new controller if
+     * need be, then the dead node's broker session), to the first answer and to an answer on every partition;
+     * when it was started again, seconds from its restart to serving as a broker and to every replica in sync
+     * (NaN after the last kill).
      */
-    record Kill(int node, boolean controller, int led, double firstAnswer, double everyPartition,
-                double backUp, double inSync) {
+    record Kill(int node, boolean controller, int led, double latencyBefore, double leadersMoved,
+                double firstAnswer, double everyPartition, double backUp, double inSync) {
         @Override
         public String toString() {
-            return String.format("node %d (%sleader of %d partitions): first answer %.1f s, every partition "
-                    + "answering %.1f s; restarted: broker up %.1f s, all replicas in sync %.1f s", node,
-                    controller ? "active controller, " : "", led, firstAnswer, everyPartition, backUp, inSync);
+            return String.format("node %d (%sleader of %d partitions), answers taking %.1f s before; leaders moved "
+                    + "%.1f s, first answer %.1f s, every partition answering %.1f s; restarted: broker up %.1f s, "
+                    + "all replicas in sync %.1f s", node, controller ? "active controller, " : "", led,
+                    latencyBefore, leadersMoved, firstAnswer, everyPartition, backUp, inSync);
         }
     }
 
@@ -91,16 +98,23 @@ final class FailoverRun {
                 log.printf("answering at %.1f s%n", seconds(started));
                 for (int k = 1; k <= options.kills(); k++) {
                     Thread.sleep(2_000 + random.nextInt(4_000));
+                    double before = settle(answers, traffic, stalls);
                     Map<Integer, Integer> led = cluster.leaderships(watched);
                     int controller = cluster.activeController();
                     int victim = busiest(led, controller);
                     long firstAfter = traffic.sent();
                     long killed = System.nanoTime();
+                    LocalTime killedAt = LocalTime.now(ZoneOffset.UTC);
                     cluster.kill(victim);
+                    long[] moved = {0};
                     stalls.await("answers on every partition after kill " + k, () -> {
+                        if (moved[0] == 0 && cluster.leaderships(watched).getOrDefault(victim, 0) == 0) {
+                            moved[0] = System.nanoTime();
+                        }
                         answers.answeredFrom(firstAfter);
-                        return answers.firstByPartition().size() == PARTITIONS;
+                        return moved[0] != 0 && answers.firstByPartition().size() == PARTITIONS;
                     });
+                    double leadersMoved = (moved[0] - killed) / 1e9;
                     double first = (Collections.min(answers.firstByPartition().values()) - killed) / 1e9;
                     double every = (Collections.max(answers.firstByPartition().values()) - killed) / 1e9;
                     double backUp = Double.NaN;
@@ -112,11 +126,13 @@ final class FailoverRun {
                         cluster.awaitInSync(NODE_TIMEOUT);
                         inSync = seconds(restarted);
                     }
-                    Kill kill = new Kill(victim, victim == controller, led.get(victim), first, every, backUp,
-                            inSync);
+                    Kill kill = new Kill(victim, victim == controller, led.get(victim), before, leadersMoved, first,
+                            every, backUp, inSync);
                     kills.add(kill);
-                    log.printf("kill %d/%d at %.1f s (%d sent): %s%n", k, options.kills(), (killed - started) / 1e9,
-                            firstAfter, kill);
+                    // The wall-clock time too, to find the kill in the nodes' and the app's logs, and the load: on
+                    // a shared machine, other work's share of the cores is part of every figure.
+                    log.printf("kill %d/%d at %.1f s (%s, %d sent, load %s): %s%n", k, options.kills(),
+                            (killed - started) / 1e9, killedAt, firstAfter, loadAverage(), kill);
                 }
                 // Requests sent with the last node down, answered by the two left.
                 Thread.sleep(2_000);
@@ -144,6 +160,24 @@ final class FailoverRun {
         }
     }
 
+    /**
+     * Waits until the pipeline keeps up with the agent: a request sent now is answered within {@link #SETTLED}.
+     * Right after the start, or a node's return, a backlog would otherwise count in the next kill's figures.
+     *
+     * @return seconds from the last request's sending to its answer
+     */
+    private static double settle(Answers answers, Traffic traffic, RestartRun.Stalls stalls) throws Exception {
+        while (true) {
+            long from = traffic.sent();
+            long sent = System.nanoTime();
+            stalls.await("an answer before the next kill", () -> answers.answeredFrom(from));
+            double took = (answers.lastAnswered() - sent) / 1e9;
+            if (took < SETTLED.toMillis() / 1e3) {
+                return took;
+            }
+        }
+    }
+
     /** The node leading the most partitions; of those tied, the active controller if it is one, else the first. */
     static int busiest(Map<Integer, Integer> led, int controller) {
         int most = Collections.max(led.values());
@@ -151,6 +185,15 @@ final class FailoverRun {
             return controller;
         }
         return led.entrySet().stream().filter(e -> e.getValue() == most).findFirst().orElseThrow().getKey();
+    }
+
+    /** The one-minute load average, where Linux tells it. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     private static double seconds(long since) {
@@ -167,6 +210,7 @@ final class FailoverRun {
             report = run(cluster, workDir, options, System.out);
         }
         System.out.printf("%d kills of %d nodes; %s%n", report.kills().size(), NODES, report.verdict());
+        System.out.println(RestartRun.summary(report.kills(), "kill to leaders moved", Kill::leadersMoved));
         System.out.println(RestartRun.summary(report.kills(), "kill to first answer", Kill::firstAnswer));
         System.out.println(RestartRun.summary(report.kills(), "kill to every partition answering",
                 Kill::everyPartition));
