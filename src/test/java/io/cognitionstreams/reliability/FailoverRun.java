@@ -170,7 +170,7 @@ final class FailoverRun {
      *
      * @return seconds from the last request's sending to its answer
      */
-    private static double settle(Answers answers, Traffic traffic, RestartRun.Stalls stalls) throws Exception {
+    static double settle(Answers answers, Traffic traffic, RestartRun.Stalls stalls) throws Exception {
         while (true) {
             long from = traffic.sent();
             long sent = System.nanoTime();
@@ -192,7 +192,7 @@ final class FailoverRun {
     }
 
     /** The one-minute load average, where Linux tells it. */
-    private static String loadAverage() {
+    static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         } catch (IOException | RuntimeException e) {
