@@ -99,12 +99,13 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      *                        no producer's transaction can legitimately be open
      */
     public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads,
-                         Duration hangingTransactionAfter) {
+                         Duration hangingTransactionAfter, Duration sessionTimeout) {
 
         public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
         public static final int DEFAULT_ASSEMBLY_THREADS = 1;
         /** Kafka's default transaction.max.timeout.ms. */
         public static final String DEFAULT_HANGING_TRANSACTION_AFTER = "15m";
+        public static final String DEFAULT_SESSION_TIMEOUT = "15s";
 
         public Tuning {
             if (assemblyThreads < 1) {
@@ -114,11 +115,14 @@ public record Settings(String bootstrapServers, String applicationId, Path state
                 throw new IllegalArgumentException("the hanging-transaction limit must be positive, was "
                         + hangingTransactionAfter);
             }
+            if (sessionTimeout.isNegative() || sessionTimeout.isZero()) {
+                throw new IllegalArgumentException("the session timeout must be positive, was " + sessionTimeout);
+            }
         }
 
         public static Tuning defaults() {
             return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS,
-                    Duration.ofMinutes(15));
+                    Duration.ofMinutes(15), Duration.ofSeconds(15));
         }
     }
 

@@ -42,7 +42,7 @@ final class RunCommand implements Callable<Integer> {
 
     /**
      * How long a rewind at start waits for the members of the app's previous run to leave its groups: well past
-     * the 15 s session timeout the app's consumers have, unless --command-config raises it.
+     * the app's consumers' default session timeout of 15 s (--session-timeout).
      */
     private static final Duration PREVIOUS_MEMBERS_WAIT = Duration.ofSeconds(60);
 
