@@ -9,6 +9,7 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StreamsSettingsTest {
 
@@ -16,8 +17,9 @@ class StreamsSettingsTest {
             StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG);
 
     @Test
-    void theSessionTimeoutIs15SecondsUnlessTuned() {
-        Settings local = Settings.local("127.0.0.1:9092", "app", Path.of("state"));
+    void theSessionTimeoutIs15SecondsUnlessTuned(@TempDir Path stateDir) {
+        // The instance id is kept in the state directory, which StreamsSettings reads.
+        Settings local = Settings.local("127.0.0.1:9092", "app", stateDir);
         Settings.Tuning tuning = local.tuning();
         Settings tuned = new Settings(local.bootstrapServers(), local.applicationId(), local.stateDir(),
                 local.schemaRegistryUrl(), local.partitions(), local.replicationFactor(), local.streamThreads(),
