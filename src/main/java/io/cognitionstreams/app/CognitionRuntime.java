@@ -141,7 +141,8 @@ public final class CognitionRuntime implements AutoCloseable {
         }
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
                 InstanceId.of(settings.stateDir()), topics, modelClient(settings.model()),
-                settings.model().attempts(), settings.model().usesReplay() ? 100 : 1);
+                settings.model().attempts(), settings.model().usesReplay() ? 100 : 1,
+                settings.tuning().sessionTimeout());
         List<Worker> workers = new ArrayList<>();
         workers.add(Worker.of("model-worker", worker, () -> { }));
         if (settings.executor().enabled()) {
@@ -192,7 +193,7 @@ public final class CognitionRuntime implements AutoCloseable {
         tools.trustedKeys().forEach(file -> trusted.add(Ed25519.readPublicKey(file)));
         ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + EXECUTOR,
                 InstanceId.of(settings.stateDir()), topics, new ToolExecution(servers, shell, tools.callTimeout()),
-                new DecisionSignatures.Verifier(trusted), tools.threads(), 100);
+                new DecisionSignatures.Verifier(trusted), tools.threads(), 100, settings.tuning().sessionTimeout());
         LOG.info("executor running {} tools of {} MCP servers ({}){}; approvals signed by key {}", offered.size(),
                 tools.mcpServers().size(), String.join(", ", servers.names()), shell.isPresent() ? " and shell.run"
                         : "", signer.keyId());

@@ -99,14 +99,17 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      *                        no producer's transaction can legitimately be open
      * @param abortHangingTransactions abort a hanging transaction of the app's own producers when that is safe
      *                        ({@code HangingTransactions.judge}), rather than only report it
+     * @param sessionTimeout  how long a dead instance keeps its partitions (the consumer groups' session timeout)
      */
     public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads,
-                         Duration hangingTransactionAfter, boolean abortHangingTransactions) {
+                         Duration hangingTransactionAfter, boolean abortHangingTransactions,
+                         Duration sessionTimeout) {
 
         public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
         public static final int DEFAULT_ASSEMBLY_THREADS = 1;
         /** Kafka's default transaction.max.timeout.ms. */
         public static final String DEFAULT_HANGING_TRANSACTION_AFTER = "15m";
+        public static final String DEFAULT_SESSION_TIMEOUT = "15s";
 
         public Tuning {
             if (assemblyThreads < 1) {
@@ -116,11 +119,25 @@ public record Settings(String bootstrapServers, String applicationId, Path state
                 throw new IllegalArgumentException("the hanging-transaction limit must be positive, was "
                         + hangingTransactionAfter);
             }
+            if (sessionTimeout.isNegative() || sessionTimeout.isZero()) {
+                throw new IllegalArgumentException("the session timeout must be positive, was " + sessionTimeout);
+            }
+        }
+
+        /** The same, reporting hanging transactions without aborting any. */
+        public Tuning reportingOnly() {
+            return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter, false,
+                    sessionTimeout);
+        }
+
+        public Tuning withSessionTimeout(Duration timeout) {
+            return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
+                    abortHangingTransactions, timeout);
         }
 
         public static Tuning defaults() {
             return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS,
-                    Duration.ofMinutes(15), true);
+                    Duration.ofMinutes(15), true, Duration.ofSeconds(15));
         }
     }
 

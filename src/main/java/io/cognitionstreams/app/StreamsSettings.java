@@ -34,7 +34,8 @@ public final class StreamsSettings {
         props.putAll(errorHandling());
         props.put(DeadLetterHandler.SECONDARY_INPUTS, String.join(",", new java.util.TreeSet<>(secondaryInputs)));
         // How long a dead instance's tasks wait before another instance takes them over.
-        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 15_000);
+        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
+                (int) settings.tuning().sessionTimeout().toMillis());
         // Static membership: a restarted instance (the same state directory) takes its own place in the group at
         // once instead of waiting for its dead predecessor's session to expire, and keeps its tasks without a
         // rebalance. Kafka Streams adds each thread's index.

@@ -11,6 +11,8 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,12 +41,23 @@ public final class TopicProvisioner {
                     missing.add(new NewTopic(topic.name(), partitions, replicationFactor).configs(topic.configs()));
                 }
             }
+            List<String> created = new ArrayList<>();
             if (!missing.isEmpty()) {
-                admin.createTopics(missing).all().get(60, TimeUnit.SECONDS);
+                for (Map.Entry<String, KafkaFuture<Void>> creation : admin.createTopics(missing).values().entrySet()) {
+                    try {
+                        creation.getValue().get(60, TimeUnit.SECONDS);
+                        created.add(creation.getKey());
+                    } catch (ExecutionException e) {
+                        // Another instance starting at the same time created it first: it is there, as wanted.
+                        if (!(e.getCause() instanceof TopicExistsException)) {
+                            throw e;
+                        }
+                    }
+                }
                 awaitLeaders(admin, missing.stream().map(NewTopic::name).toList());
             }
             warnAboutNarrowTopics(admin, topics, partitions);
-            return missing.stream().map(NewTopic::name).toList();
+            return created;
         } catch (ExecutionException e) {
             throw new IllegalStateException("cannot create the app's topics: " + e.getCause().getMessage(), e);
         } catch (TimeoutException e) {

@@ -44,7 +44,7 @@ final class RunCommand implements Callable<Integer> {
 
     /**
      * How long a rewind at start waits for the members of the app's previous run to leave its groups: well past
-     * the 15 s session timeout the app's consumers have, unless --command-config raises it.
+     * the app's consumers' default session timeout of 15 s (--session-timeout).
      */
     private static final Duration PREVIOUS_MEMBERS_WAIT = Duration.ofSeconds(60);
 
@@ -394,8 +394,7 @@ final class RunCommand implements Callable<Integer> {
         if (tuning.abortHangingTransactions()) {
             err.println("secured: hanging transactions are reported, not aborted by the app (docs/security.md)");
         }
-        return new Settings.Tuning(tuning.commitInterval(), tuning.standbyReplicas(), tuning.assemblyThreads(),
-                tuning.hangingTransactionAfter(), false);
+        return tuning.reportingOnly();
     }
 
     /** Each group in turn; stops at the first that cannot be rewound, which says why. */

@@ -37,8 +37,14 @@ final class TuningOptions {
                     + "only report it (default: ${DEFAULT-VALUE}).")
     boolean abortHangingTransactions;
 
+    @Option(names = "--session-timeout", defaultValue = Settings.Tuning.DEFAULT_SESSION_TIMEOUT,
+            description = "How long a dead instance keeps its partitions before another takes them over (the "
+                    + "consumer groups' session timeout; the brokers' group.min.session.timeout.ms, 6s by default, "
+                    + "is the floor) (default: ${DEFAULT-VALUE}).")
+    Duration sessionTimeout;
+
     Settings.Tuning tuning() {
         return new Settings.Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
-                abortHangingTransactions);
+                abortHangingTransactions, sessionTimeout);
     }
 }

@@ -85,10 +85,11 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
      * @param instanceId     this process's name across restarts ({@link TransactionalLoop})
      * @param threads        calls run in parallel, one session each
      * @param maxPollRecords decisions per transaction
+     * @param sessionTimeout how long a worker that dies for good keeps its partitions
      */
     public ExecutorWorker(Map<String, Object> clientConfig, String groupId, String instanceId, Topics topics,
                           ToolExecution execution, DecisionSignatures.Verifier verifier, int threads,
-                          int maxPollRecords) {
+                          int maxPollRecords, Duration sessionTimeout) {
         this.topics = topics;
         this.execution = execution;
         this.verifier = verifier;
@@ -105,7 +106,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
             return thread;
         });
         this.loop = new TransactionalLoop(COMPONENT, clientConfig, groupId, instanceId, topics.toolDecisions.name(),
-                maxPollRecords, maxPollInterval, this);
+                maxPollRecords, maxPollInterval, sessionTimeout, this);
     }
 
     @Override

@@ -46,16 +46,17 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
      * @param attempts       tries per packet when the model fails in a retriable way (timeouts, 429, 5xx)
      * @param maxPollRecords packets per transaction; keep small for slow models so a poll's work stays well inside
      *                       max.poll.interval.ms
+     * @param sessionTimeout how long a worker that dies for good keeps its partitions
      */
     public ModelWorker(Map<String, Object> clientConfig, String groupId, String instanceId, Topics topics,
-                       ModelClient model, int attempts, int maxPollRecords) {
+                       ModelClient model, int attempts, int maxPollRecords, Duration sessionTimeout) {
         this.topics = topics;
         this.model = model;
         this.attempts = attempts;
         this.groupId = groupId;
         // Kafka's default poll interval: a model call is bounded by its own timeout, well inside it.
         this.loop = new TransactionalLoop(COMPONENT, clientConfig, groupId, instanceId, topics.packets.name(),
-                maxPollRecords, Duration.ofMinutes(5), this);
+                maxPollRecords, Duration.ofMinutes(5), sessionTimeout, this);
     }
 
     @Override

@@ -111,9 +111,11 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
      * @param maxPollRecords  records per transaction; small for slow work, so a poll's work stays well inside
      *                        {@code maxPollInterval}
      * @param maxPollInterval how long one poll's work may take before the group gives its partitions away
+     * @param sessionTimeout  how long a worker that dies for good keeps its partitions
      */
     public TransactionalLoop(String name, Map<String, Object> clientConfig, String groupId, String instanceId,
-                             String topic, int maxPollRecords, Duration maxPollInterval, Handler handler) {
+                             String topic, int maxPollRecords, Duration maxPollInterval, Duration sessionTimeout,
+                             Handler handler) {
         this.name = name;
         this.topic = topic;
         this.handler = handler;
@@ -125,9 +127,9 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) maxPollInterval.toMillis());
-        // A worker that dies for good keeps its partitions until its session expires; 15 s as for the stream
-        // threads, not the client's 45 s, so another instance takes over sooner.
-        consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 15_000);
+        // A worker that dies for good keeps its partitions until its session expires: the stream threads' value
+        // (15 s by default), not the client's 45 s, so another instance takes over sooner.
+        consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) sessionTimeout.toMillis());
         // A static member: restarted (the same instance id), it takes its own place at once rather than waiting
         // for the dead member's session to expire.
         consumerProps.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, groupId + "-" + instanceId);

@@ -54,7 +54,7 @@ class ModelWorkerIT {
             return new ModelClient.Completion("RESPONSE: answer to " + user, "test-model", 5, 4);
         };
         ModelWorker worker = new ModelWorker(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-                "worker-" + run, "it", topics, model, 3, 10);
+                "worker-" + run, "it", topics, model, 3, 10, java.time.Duration.ofSeconds(15));
         Thread thread = new Thread(worker, "model-worker-it");
         thread.start();
         try {

@@ -13,20 +13,12 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.function.ToDoubleFunction;
 
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
 import io.cognitionstreams.load.Workload;
-import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
-import io.cognitionstreams.topics.Channel;
-import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -53,8 +45,6 @@ final class RestartRun {
     private static final Duration HANG_CHECK = Duration.ofSeconds(40);
     /** A transaction silent for this long is hanging: the app's producers time theirs out after 10 s. */
     private static final Duration HANGING_AFTER = Duration.ofSeconds(30);
-    private static final List<Channel> CHANNELS = List.of(Channel.CLI_CHAT, Channel.WEB_CHAT,
-            Channel.DISCORD_CHAT, Channel.COUNCIL_CHAT, Channel.MEMORY, Channel.SHELL);
 
     /** What a run does about a hanging transaction the broker leaves behind after a kill. */
     enum OnHanging {
@@ -192,7 +182,7 @@ final class RestartRun {
      * without, and every {@code HANG_CHECK} after, it looks for hanging transactions: aborted (by the run or by the
      * app) and waited past when allowed, else named in the failure.
      */
-    private record Stalls(String bootstrap, Topics topics, OnHanging onHanging, PrintStream log) {
+    record Stalls(String bootstrap, Topics topics, OnHanging onHanging, PrintStream log) {
 
         interface Step {
             boolean done() throws Exception;
@@ -239,69 +229,12 @@ final class RestartRun {
         return (System.nanoTime() - since) / 1e9;
     }
 
-    /**
-     * Reads the channels read_committed from their end at creation, noting when the first block of a request at or
-     * after a given number arrives. Reconnects within 100 ms of the broker's return, so the figure is the app's.
-     */
-    private static final class Answers implements AutoCloseable {
-
-        private final KafkaConsumer<byte[], byte[]> consumer;
-        private final Topic<String, RoutedBlock> blocks;
-        private final String prefix;
-        private long lastAnswered;
-
-        Answers(String bootstrap, Topics topics, String run) {
-            this.blocks = topics.channel(Channel.CLI_CHAT);
-            this.prefix = run + "-";
-            consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                    ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                    ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 100),
-                    new ByteArrayDeserializer(), new ByteArrayDeserializer());
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (Channel channel : CHANNELS) {
-                String topic = Topics.channelTopic(channel);
-                consumer.partitionsFor(topic).forEach(info -> partitions.add(new TopicPartition(topic,
-                        info.partition())));
-            }
-            consumer.assign(partitions);
-            consumer.seekToEnd(partitions);
-            partitions.forEach(consumer::position);
+    /** The median and maximum of one figure over the restarts (or kills). */
+    static <T> String summary(List<T> runs, String name, ToDoubleFunction<T> figure) {
+        if (runs.isEmpty()) {
+            return name + ": nothing to tell";
         }
-
-        /**
-         * Reads what arrived in the next 50 ms: whether a block of a request numbered {@code first} or later is
-         * among it, the first such arrival then kept as {@link #lastAnswered}.
-         */
-        boolean answeredFrom(long first) {
-            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(50))) {
-                RoutedBlock block = blocks.valueSerde().deserializer().deserialize(record.topic(), record.value());
-                String request = block.getRequestId();
-                if (request.startsWith(prefix) && Long.parseLong(request.substring(prefix.length())) >= first) {
-                    lastAnswered = System.nanoTime();
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** When ({@link System#nanoTime()}) the last {@link #answeredFrom} that returned true saw its answer. */
-        long lastAnswered() {
-            return lastAnswered;
-        }
-
-        @Override
-        public void close() {
-            consumer.close(Duration.ofSeconds(1));
-        }
-    }
-
-    /** The median and maximum of one figure over the restarts. */
-    static String summary(List<Restart> restarts, String name, ToDoubleFunction<Restart> figure) {
-        if (restarts.isEmpty()) {
-            return name + ": no restart to tell";
-        }
-        List<Double> sorted = restarts.stream().map(figure::applyAsDouble).sorted(Comparator.naturalOrder())
+        List<Double> sorted = runs.stream().map(figure::applyAsDouble).sorted(Comparator.naturalOrder())
                 .toList();
         double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
                 : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
