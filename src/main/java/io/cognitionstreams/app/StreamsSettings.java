@@ -3,9 +3,11 @@ package io.cognitionstreams.app;
 import java.util.Properties;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 import io.cognitionstreams.assembly.AssemblyTopology;
+import io.cognitionstreams.clients.GroupTimeouts;
 import io.cognitionstreams.deadletter.DeadLetterHandler;
 import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.topology.InputGate;
@@ -36,6 +38,11 @@ public final class StreamsSettings {
         // How long a dead instance's tasks wait before another instance takes them over.
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
                 (int) settings.tuning().sessionTimeout().toMillis());
+        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG),
+                (int) GroupTimeouts.heartbeat(settings.tuning().sessionTimeout()).toMillis());
+        // What a dead instance's open transaction holds its outputs' readers for, until the broker aborts it.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                (int) GroupTimeouts.transaction(settings.tuning().sessionTimeout()).toMillis());
         // Static membership: a restarted instance (the same state directory) takes its own place in the group at
         // once instead of waiting for its dead predecessor's session to expire, and keeps its tasks without a
         // rebalance. Kafka Streams adds each thread's index.

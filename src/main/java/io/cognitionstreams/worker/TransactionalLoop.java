@@ -31,6 +31,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.clients.GroupTimeouts;
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
@@ -130,6 +131,8 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
         // A worker that dies for good keeps its partitions until its session expires: the stream threads' value
         // (15 s by default), not the client's 45 s, so another instance takes over sooner.
         consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) sessionTimeout.toMillis());
+        consumerProps.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
+                (int) GroupTimeouts.heartbeat(sessionTimeout).toMillis());
         // A static member: restarted (the same instance id), it takes its own place at once rather than waiting
         // for the dead member's session to expire.
         consumerProps.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, groupId + "-" + instanceId);
@@ -140,8 +143,9 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
         // once; zombies of another instance are fenced by the group generation (EOS v2, KIP-447).
         producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, groupId + "-" + instanceId);
         // Only for a transaction whose process never comes back (its id with it): the broker aborts it after
-        // this long, and until then read_committed readers of the outputs wait. Kafka Streams uses 10 s too.
-        producerProps.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
+        // this long, and until then read_committed readers of the outputs wait.
+        producerProps.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+                (int) GroupTimeouts.transaction(sessionTimeout).toMillis());
     }
 
     /**
