@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Set;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,6 +16,9 @@ class StreamsSettingsTest {
 
     private static final String SESSION_TIMEOUT =
             StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG);
+    private static final String HEARTBEAT = StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
+    private static final String TRANSACTION_TIMEOUT =
+            StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG);
 
     @Test
     void theSessionTimeoutIs15SecondsUnlessTuned(@TempDir Path stateDir) {
@@ -27,7 +31,9 @@ class StreamsSettingsTest {
                 tuning.withSessionTimeout(Duration.ofSeconds(6)),
                 local.clientProperties(), local.executor(), local.memory());
 
-        assertThat(StreamsSettings.of(local, "routing", Set.of()).get(SESSION_TIMEOUT)).isEqualTo(15_000);
-        assertThat(StreamsSettings.of(tuned, "routing", Set.of()).get(SESSION_TIMEOUT)).isEqualTo(6_000);
+        assertThat(StreamsSettings.of(local, "routing", Set.of())).containsEntry(SESSION_TIMEOUT, 15_000)
+                .containsEntry(HEARTBEAT, 5_000).containsEntry(TRANSACTION_TIMEOUT, 10_000);
+        assertThat(StreamsSettings.of(tuned, "routing", Set.of())).containsEntry(SESSION_TIMEOUT, 6_000)
+                .containsEntry(HEARTBEAT, 2_000).containsEntry(TRANSACTION_TIMEOUT, 6_000);
     }
 }
