@@ -39,11 +39,13 @@ final class ChildApp {
     private static final List<String> MILESTONES = List.of(BROKER_STARTING, BROKER_UP, RUNNING);
 
     private final Process process;
+    private final Path log;
     private final CountDownLatch running = new CountDownLatch(1);
     private final Map<String, Long> printed = new ConcurrentHashMap<>();
 
     private ChildApp(Process process, Path log) {
         this.process = process;
+        this.log = log;
         Thread pump = new Thread(() -> pump(log), "child-app-log");
         pump.setDaemon(true);
         pump.start();
@@ -73,6 +75,14 @@ final class ChildApp {
     /** Waits until the child says every capability is running; false if it died or the time ran out first. */
     boolean awaitRunning(Duration timeout) throws InterruptedException {
         return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && process.isAlive();
+    }
+
+    /** Waits until every capability runs; else kills the child and fails, pointing at its log. */
+    void requireRunning(Duration timeout) throws InterruptedException {
+        if (!awaitRunning(timeout)) {
+            kill();
+            throw new IllegalStateException("the app did not start within " + timeout + "; see " + log);
+        }
     }
 
     void kill() throws InterruptedException {

@@ -83,10 +83,7 @@ final class CrashRun {
     private static ChildApp startRunning(String bootstrap, String run, Path stateDir, Path appLog)
             throws InterruptedException {
         ChildApp app = ChildApp.start(bootstrap, run, stateDir, appLog);
-        if (!app.awaitRunning(START_TIMEOUT)) {
-            app.kill();
-            throw new IllegalStateException("the app did not start within " + START_TIMEOUT + "; see " + appLog);
-        }
+        app.requireRunning(START_TIMEOUT);
         return app;
     }
 

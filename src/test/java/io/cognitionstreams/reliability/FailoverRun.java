@@ -90,12 +90,8 @@ final class FailoverRun {
                 String.valueOf(PARTITIONS), "--replication-factor", String.valueOf(NODES));
         Traffic traffic = null;
         try {
-            if (!app.awaitRunning(START_TIMEOUT)) {
-                throw new IllegalStateException("the app did not start within " + START_TIMEOUT + "; see " + appLog);
-            }
-            // More than any run sends: the agent sends until stopped.
-            traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run,
-                    Traffic.first(options.rate() * 3_600), options.rate());
+            app.requireRunning(START_TIMEOUT);
+            traffic = Traffic.agent(bootstrap, topics.requests, run, options.rate());
             List<Kill> kills = new ArrayList<>();
             try (Answers answers = new Answers(bootstrap, topics, run)) {
                 stalls.await("the first answer", () -> answers.answeredFrom(0));

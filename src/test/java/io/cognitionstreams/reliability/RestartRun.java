@@ -115,12 +115,8 @@ final class RestartRun {
         ChildApp app = ChildApp.run(appLog, args);
         Traffic traffic = null;
         try {
-            if (!app.awaitRunning(START_TIMEOUT)) {
-                throw new IllegalStateException("the app did not start within " + START_TIMEOUT + "; see " + appLog);
-            }
-            // More than any run sends: the agent sends until stopped.
-            traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run,
-                    Traffic.first(options.rate() * 3_600), options.rate());
+            app.requireRunning(START_TIMEOUT);
+            traffic = Traffic.agent(bootstrap, topics.requests, run, options.rate());
             List<Restart> restarts = new ArrayList<>();
             try (Answers answers = new Answers(bootstrap, topics, run)) {
                 stalls.await("the first answer", () -> answers.answeredFrom(0));

@@ -71,10 +71,9 @@ final class TakeoverRun {
                 apps.add(start(bootstrap, run, workDir, name, options.appArgs()));
             }
             for (int i = 0; i < apps.size(); i++) {
-                awaitRunning(apps.get(i), workDir, names.get(i));
+                apps.get(i).requireRunning(START_TIMEOUT);
             }
-            traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run,
-                    Traffic.first(options.rate() * 3_600), options.rate());
+            traffic = Traffic.agent(bootstrap, topics.requests, run, options.rate());
             List<Takeover> takeovers = new ArrayList<>();
             try (Answers answers = new Answers(bootstrap, topics, run)) {
                 stalls.await("the first answer", () -> answers.answeredFrom(0));
@@ -99,7 +98,7 @@ final class TakeoverRun {
                     log.printf("kill %d/%d at %.1f s (%s, %d sent, load %s): %s%n", k, options.kills(),
                             (killed - started) / 1e9, killedAt, firstAfter, FailoverRun.loadAverage(), takeover);
                     apps.set(victim, start(bootstrap, run, workDir, names.get(victim), options.appArgs()));
-                    awaitRunning(apps.get(victim), workDir, names.get(victim));
+                    apps.get(victim).requireRunning(START_TIMEOUT);
                 }
             }
             traffic.stop();
@@ -133,13 +132,6 @@ final class TakeoverRun {
         args.addAll(appArgs);
         return ChildApp.start(bootstrap, run, workDir.resolve("state-" + name), workDir.resolve(name + ".log"),
                 args.toArray(String[]::new));
-    }
-
-    private static void awaitRunning(ChildApp app, Path workDir, String name) throws InterruptedException {
-        if (!app.awaitRunning(START_TIMEOUT)) {
-            throw new IllegalStateException("instance " + name + " did not start within " + START_TIMEOUT + "; see "
-                    + workDir.resolve(name + ".log"));
-        }
     }
 
     /** {@code bin/takeover [--kills N] [--rate R] [--seed S] [-- cognition run flags]}: the long form. */

@@ -43,6 +43,11 @@ final class Traffic {
         return new Traffic(bootstrap, requests, workload, run, numbers, rate);
     }
 
+    /** An agent sending the run's requests at {@code rate} per second until stopped (an hour's worth at most). */
+    static Traffic agent(String bootstrap, Topic<String, CognitionRequest> requests, String run, int rate) {
+        return start(bootstrap, requests, Workload.NO_MEMORY, run, first(rate * 3_600), rate);
+    }
+
     /** Request numbers 0 to count - 1. */
     static long[] first(int count) {
         return LongStream.range(0, count).toArray();
