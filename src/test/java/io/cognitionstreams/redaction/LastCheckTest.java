@@ -52,6 +52,19 @@ class LastCheckTest {
     }
 
     @Test
+    void theSameTextOnSeveralChannelsGivesEachBlockItsOwnFieldsAndAnotherTextIsScannedAfresh() {
+        RoutedBlock cli = Records.memoryBlock("b1", "s1", "reach bob@example.org").setChannel("cli_chat").build();
+        RoutedBlock web = RoutedBlock.newBuilder(cli).setChannel("web_chat").build();
+
+        assertThat(check.residue(cli).orElseThrow().redacted().getChannel()).isEqualTo("cli_chat");
+        assertThat(check.residue(web).orElseThrow().redacted().getChannel()).isEqualTo("web_chat");
+        assertThat(check.residue(Records.memoryBlock("b2", "s1", "all clear").build())).isEmpty();
+        assertThat(check.residue(web).orElseThrow().redacted().getText()).isEqualTo("reach [REDACTED:EMAIL]");
+        assertThat(check.residue(Records.memoryBlock("b3", "s1", "call +49 151 23456789").build()).orElseThrow()
+                .found()).containsOnlyKeys("PHONE");
+    }
+
+    @Test
     void aBlockThatBypassedRedactionLeavesTheTopologyRedactedAndIsCounted() {
         StreamsBuilder builder = new StreamsBuilder();
         KStream<String, SpecificRecord> blocks = builder.stream(topics.channel(Channel.MEMORY).name(),
