@@ -68,6 +68,10 @@ public final class HangingTransactions {
                           List<OpenTransaction> partitions, boolean abort, String reason) {
     }
 
+    /** A producer at one epoch: one transaction. */
+    private record Producer(long id, int epoch) {
+    }
+
     private HangingTransactions() {
     }
 
@@ -89,15 +93,15 @@ public final class HangingTransactions {
     public static List<Verdict> judge(List<OpenTransaction> hanging, List<Sighting> sightings,
                                       Map<Long, Coordinator> coordinators, Predicate<String> ours,
                                       String offsetsTopic) {
-        Map<List<Long>, List<OpenTransaction>> byTransaction = new LinkedHashMap<>();
+        Map<Producer, List<OpenTransaction>> byTransaction = new LinkedHashMap<>();
         for (OpenTransaction transaction : hanging) {
-            byTransaction.computeIfAbsent(List.of(transaction.producerId(), (long) transaction.producerEpoch()),
+            byTransaction.computeIfAbsent(new Producer(transaction.producerId(), transaction.producerEpoch()),
                     key -> new ArrayList<>()).add(transaction);
         }
         List<Verdict> verdicts = new ArrayList<>();
         byTransaction.forEach((key, partitions) -> {
-            long producerId = key.get(0);
-            int epoch = key.get(1).intValue();
+            long producerId = key.id();
+            int epoch = key.epoch();
             Optional<Coordinator> coordinator = Optional.ofNullable(coordinators.get(producerId));
             Optional<String> transactionalId = coordinator.map(Coordinator::transactionalId);
             String reason = refusal(producerId, epoch, partitions, sightings, coordinator, ours, offsetsTopic)
