@@ -5,6 +5,7 @@ import java.security.PublicKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -19,7 +20,10 @@ import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -139,6 +143,11 @@ public final class CognitionRuntime implements AutoCloseable {
             });
             streams.put(capability, app);
         }
+        if (settings.tuning().groupProtocol() == GroupProtocol.STREAMS) {
+            try (Admin admin = Admin.create(client)) {
+                configureStreamsGroups(admin, settings, streams.keySet());
+            }
+        }
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
                 InstanceId.of(settings.stateDir()), topics, modelClient(settings.model()),
                 settings.model().attempts(), settings.model().usesReplay() ? 100 : 1,
@@ -164,6 +173,28 @@ public final class CognitionRuntime implements AutoCloseable {
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
                 topics.avro().describe(), settings.model().endpoint().orElse("replay model"));
         return runtime;
+    }
+
+    /** Under the streams protocol a group's session and standbys are set on the broker, before its members join. */
+    private static void configureStreamsGroups(Admin admin, Settings settings, Collection<String> capabilities) {
+        List<AlterConfigOp> ops = StreamsSettings.groupConfigs(settings).entrySet().stream()
+                .map(e -> new AlterConfigOp(new ConfigEntry(e.getKey(), e.getValue()), AlterConfigOp.OpType.SET))
+                .toList();
+        Map<ConfigResource, Collection<AlterConfigOp>> groups = new HashMap<>();
+        for (String capability : capabilities) {
+            groups.put(new ConfigResource(ConfigResource.Type.GROUP,
+                    StreamsSettings.applicationId(settings.applicationId(), capability)), ops);
+        }
+        try {
+            admin.incrementalAlterConfigs(groups).all().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while configuring the streams groups", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot configure the streams groups " + groups.keySet()
+                    + " (the brokers' group.streams.min.session.timeout.ms and min.heartbeat.interval.ms bound "
+                    + "--session-timeout): " + e.getCause().getMessage(), e.getCause());
+        }
     }
 
     /**

@@ -100,10 +100,11 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      * @param abortHangingTransactions abort a hanging transaction of the app's own producers when that is safe
      *                        ({@code HangingTransactions.judge}), rather than only report it
      * @param sessionTimeout  how long a dead instance keeps its partitions (the consumer groups' session timeout)
+     * @param groupProtocol   how the stream threads' groups rebalance (the workers' are classic either way)
      */
     public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads,
                          Duration hangingTransactionAfter, boolean abortHangingTransactions,
-                         Duration sessionTimeout) {
+                         Duration sessionTimeout, GroupProtocol groupProtocol) {
 
         public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
         public static final int DEFAULT_ASSEMBLY_THREADS = 1;
@@ -127,17 +128,22 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         /** The same, reporting hanging transactions without aborting any. */
         public Tuning reportingOnly() {
             return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter, false,
-                    sessionTimeout);
+                    sessionTimeout, groupProtocol);
         }
 
         public Tuning withSessionTimeout(Duration timeout) {
             return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
-                    abortHangingTransactions, timeout);
+                    abortHangingTransactions, timeout, groupProtocol);
+        }
+
+        public Tuning withGroupProtocol(GroupProtocol protocol) {
+            return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
+                    abortHangingTransactions, sessionTimeout, protocol);
         }
 
         public static Tuning defaults() {
             return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS,
-                    Duration.ofMinutes(15), true, Duration.ofSeconds(15));
+                    Duration.ofMinutes(15), true, Duration.ofSeconds(15), GroupProtocol.CLASSIC);
         }
     }
 

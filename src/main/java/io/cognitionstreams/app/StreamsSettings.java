@@ -1,5 +1,7 @@
 package io.cognitionstreams.app;
 
+import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -32,17 +34,24 @@ public final class StreamsSettings {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, capability.equals(AssemblyTopology.NAME)
                 ? Math.max(settings.streamThreads(), settings.tuning().assemblyThreads()) : settings.streamThreads());
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.tuning().commitInterval().toMillis());
-        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.tuning().standbyReplicas());
         props.putAll(errorHandling());
         props.put(DeadLetterHandler.SECONDARY_INPUTS, String.join(",", new java.util.TreeSet<>(secondaryInputs)));
+        // What a dead instance's open transaction holds its outputs' readers for, until the broker aborts it.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                (int) GroupTimeouts.transaction(settings.tuning().sessionTimeout()).toMillis());
+        if (settings.tuning().groupProtocol() == GroupProtocol.STREAMS) {
+            // The broker runs the group: session, heartbeats and standbys are its configuration there
+            // (groupConfigs), and static membership is refused.
+            props.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, GroupProtocol.STREAMS.config());
+            settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));
+            return props;
+        }
+        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.tuning().standbyReplicas());
         // How long a dead instance's tasks wait before another instance takes them over.
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
                 (int) settings.tuning().sessionTimeout().toMillis());
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG),
                 (int) GroupTimeouts.heartbeat(settings.tuning().sessionTimeout()).toMillis());
-        // What a dead instance's open transaction holds its outputs' readers for, until the broker aborts it.
-        props.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
-                (int) GroupTimeouts.transaction(settings.tuning().sessionTimeout()).toMillis());
         // Static membership: a restarted instance (the same state directory) takes its own place in the group at
         // once instead of waiting for its dead predecessor's session to expire, and keeps its tasks without a
         // rebalance. Kafka Streams adds each thread's index.
@@ -50,6 +59,18 @@ public final class StreamsSettings {
                 applicationId(settings.applicationId(), capability) + "-" + InstanceId.of(settings.stateDir()));
         settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));
         return props;
+    }
+
+    /**
+     * Under the streams protocol, what the classic one sets on the client: a capability's group configuration on
+     * the broker (KIP-1071), within the brokers' group.streams.min/max.* bounds.
+     */
+    public static Map<String, String> groupConfigs(Settings settings) {
+        Duration session = settings.tuning().sessionTimeout();
+        // The broker's GroupConfig names; no client class has them.
+        return Map.of("streams.session.timeout.ms", String.valueOf(session.toMillis()),
+                "streams.heartbeat.interval.ms", String.valueOf(GroupTimeouts.heartbeat(session).toMillis()),
+                "streams.num.standby.replicas", String.valueOf(settings.tuning().standbyReplicas()));
     }
 
     /** The Kafka Streams application id of one capability: its group, and the prefix of its internal topics. */

@@ -252,6 +252,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         // (the check walks the coordinator's transactions in memory: cheap with one app's producers).
         props.put("group.min.session.timeout.ms", "2000");
         props.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "500");
+        // The same floor for a streams-protocol group (run --group-protocol streams), whose session and heartbeat
+        // the app sets on the group: Kafka's floors are 45 s and 5 s.
+        props.put("group.streams.min.session.timeout.ms", "2000");
+        props.put("group.streams.min.heartbeat.interval.ms", "500");
         props.put("log.cleaner.dedupe.buffer.size", "2097152");
         return props;
     }

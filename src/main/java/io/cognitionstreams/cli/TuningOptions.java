@@ -2,7 +2,9 @@ package io.cognitionstreams.cli;
 
 import java.time.Duration;
 
+import io.cognitionstreams.app.GroupProtocol;
 import io.cognitionstreams.app.Settings;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /** Kafka Streams knobs shared by `run` and `bench`, so a benchmark measures what a run would do. */
@@ -43,8 +45,29 @@ final class TuningOptions {
                     + "is the floor) (default: ${DEFAULT-VALUE}).")
     Duration sessionTimeout;
 
+    @Option(names = "--group-protocol", defaultValue = "classic", paramLabel = "classic|streams",
+            converter = GroupProtocolConverter.class,
+            description = "How the stream threads' groups rebalance: classic (static membership: a restarted "
+                    + "instance takes its own place at once) or streams (KIP-1071: the broker assigns tasks; "
+                    + "--session-timeout and --standby-replicas become the groups' configuration on the broker, "
+                    + "within its group.streams.min.* bounds, 45s by default) (default: ${DEFAULT-VALUE}).")
+    GroupProtocol groupProtocol;
+
     Settings.Tuning tuning() {
         return new Settings.Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
-                abortHangingTransactions, sessionTimeout);
+                abortHangingTransactions, sessionTimeout, groupProtocol);
+    }
+
+    /** Kafka's own spelling of group.protocol, lower case. */
+    static final class GroupProtocolConverter implements CommandLine.ITypeConverter<GroupProtocol> {
+        @Override
+        public GroupProtocol convert(String value) {
+            for (GroupProtocol protocol : GroupProtocol.values()) {
+                if (protocol.config().equals(value)) {
+                    return protocol;
+                }
+            }
+            throw new CommandLine.TypeConversionException("expected classic or streams, was '" + value + "'");
+        }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -19,21 +20,45 @@ class StreamsSettingsTest {
     private static final String HEARTBEAT = StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
     private static final String TRANSACTION_TIMEOUT =
             StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG);
+    private static final String INSTANCE_ID =
+            StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
 
     @Test
     void theSessionTimeoutIs15SecondsUnlessTuned(@TempDir Path stateDir) {
         // The instance id is kept in the state directory, which StreamsSettings reads.
         Settings local = Settings.local("127.0.0.1:9092", "app", stateDir);
-        Settings.Tuning tuning = local.tuning();
-        Settings tuned = new Settings(local.bootstrapServers(), local.applicationId(), local.stateDir(),
-                local.schemaRegistryUrl(), local.partitions(), local.replicationFactor(), local.streamThreads(),
-                local.model(), local.compression(), local.routing(), local.gatekeeper(), local.council(),
-                tuning.withSessionTimeout(Duration.ofSeconds(6)),
-                local.clientProperties(), local.executor(), local.memory());
+        Settings tuned = withTuning(local, local.tuning().withSessionTimeout(Duration.ofSeconds(6)));
 
         assertThat(StreamsSettings.of(local, "routing", Set.of())).containsEntry(SESSION_TIMEOUT, 15_000)
-                .containsEntry(HEARTBEAT, 5_000).containsEntry(TRANSACTION_TIMEOUT, 10_000);
+                .containsEntry(HEARTBEAT, 5_000).containsEntry(TRANSACTION_TIMEOUT, 10_000)
+                .containsKey(INSTANCE_ID).doesNotContainKey(StreamsConfig.GROUP_PROTOCOL_CONFIG);
         assertThat(StreamsSettings.of(tuned, "routing", Set.of())).containsEntry(SESSION_TIMEOUT, 6_000)
                 .containsEntry(HEARTBEAT, 2_000).containsEntry(TRANSACTION_TIMEOUT, 6_000);
+    }
+
+    @Test
+    void underTheStreamsProtocolTheSessionAndStandbysAreTheGroupsOnTheBroker(@TempDir Path stateDir) {
+        Settings local = Settings.local("127.0.0.1:9092", "app", stateDir);
+        Settings.Tuning tuning = new Settings.Tuning(local.tuning().commitInterval(), 1,
+                local.tuning().assemblyThreads(), local.tuning().hangingTransactionAfter(), true,
+                Duration.ofSeconds(3), GroupProtocol.STREAMS);
+        Settings streams = withTuning(local, tuning);
+
+        // The streams protocol refuses static membership and ignores the client-side session and standbys.
+        assertThat(StreamsSettings.of(streams, "routing", Set.of()))
+                .containsEntry(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams")
+                .containsEntry(TRANSACTION_TIMEOUT, 3_000)
+                .doesNotContainKeys(INSTANCE_ID, SESSION_TIMEOUT, HEARTBEAT, StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG);
+        assertThat(StreamsSettings.groupConfigs(streams)).containsOnly(
+                Map.entry("streams.session.timeout.ms", "3000"),
+                Map.entry("streams.heartbeat.interval.ms", "1000"),
+                Map.entry("streams.num.standby.replicas", "1"));
+    }
+
+    private static Settings withTuning(Settings local, Settings.Tuning tuning) {
+        return new Settings(local.bootstrapServers(), local.applicationId(), local.stateDir(),
+                local.schemaRegistryUrl(), local.partitions(), local.replicationFactor(), local.streamThreads(),
+                local.model(), local.compression(), local.routing(), local.gatekeeper(), local.council(), tuning,
+                local.clientProperties(), local.executor(), local.memory());
     }
 }
