@@ -8,7 +8,7 @@ import java.time.Duration;
  */
 public final class GroupTimeouts {
 
-    private static final Duration MIN_TRANSACTION = Duration.ofSeconds(2);
+    private static final Duration MIN_TRANSACTION = Duration.ofSeconds(5);
     private static final Duration MAX_TRANSACTION = Duration.ofSeconds(10);
 
     private GroupTimeouts() {
@@ -20,12 +20,11 @@ public final class GroupTimeouts {
     }
 
     /**
-     * How long a dead member's open transaction may hold the readers of its outputs until the broker aborts it: as
-     * long as its partitions wait for a new owner (the session), so that the takeover waits for one and not the
-     * other; at most Kafka Streams' 10 s, at least 2 s (the embedded broker's shortest session). A live transaction
-     * is open for a commit interval (25 ms by default) plus one loop's processing: model and tool calls are made
-     * before a transaction's first write, where the broker's clock starts. A pause long enough to time it out
-     * stops the member's heartbeats too, when it is the whole process's, and costs its partitions all the same.
+     * How long a dead member's open transaction may hold the readers of its outputs until the broker aborts it: no
+     * longer than its partitions wait for a new owner (the session), at most Kafka Streams' 10 s, and at least 5 s,
+     * because a live stream thread's transaction stays open through a rebalance (Kafka Streams defers exactly-once
+     * commits until it ends), and under load a rebalance outlasted 3 s: a 3 s timeout aborted live transactions,
+     * fencing their threads (docs/reliability.md, "Takeover by a surviving instance").
      */
     public static Duration transaction(Duration session) {
         return session.compareTo(MIN_TRANSACTION) < 0 ? MIN_TRANSACTION

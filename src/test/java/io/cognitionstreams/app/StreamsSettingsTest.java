@@ -47,7 +47,7 @@ class StreamsSettingsTest {
         // The streams protocol refuses static membership and ignores the client-side session and standbys.
         assertThat(StreamsSettings.of(streams, "routing", Set.of()))
                 .containsEntry(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams")
-                .containsEntry(TRANSACTION_TIMEOUT, 3_000)
+                .containsEntry(TRANSACTION_TIMEOUT, 5_000)
                 .doesNotContainKeys(INSTANCE_ID, SESSION_TIMEOUT, HEARTBEAT, StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG);
         assertThat(StreamsSettings.groupConfigs(streams)).containsOnly(
                 Map.entry("streams.session.timeout.ms", "3000"),

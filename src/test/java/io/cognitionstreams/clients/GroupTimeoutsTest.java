@@ -15,9 +15,8 @@ class GroupTimeoutsTest {
     }
 
     @Test
-    void aTransactionMayLastTheSessionBetweenTwoAndTenSeconds() {
-        assertThat(GroupTimeouts.transaction(Duration.ofSeconds(1))).isEqualTo(Duration.ofSeconds(2));
-        assertThat(GroupTimeouts.transaction(Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(3));
+    void aTransactionMayLastTheSessionBetweenFiveAndTenSeconds() {
+        assertThat(GroupTimeouts.transaction(Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(5));
         assertThat(GroupTimeouts.transaction(Duration.ofSeconds(7))).isEqualTo(Duration.ofSeconds(7));
         assertThat(GroupTimeouts.transaction(Duration.ofSeconds(15))).isEqualTo(Duration.ofSeconds(10));
     }
