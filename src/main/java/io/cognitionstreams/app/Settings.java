@@ -136,11 +136,6 @@ public record Settings(String bootstrapServers, String applicationId, Path state
                     abortHangingTransactions, timeout, groupProtocol);
         }
 
-        public Tuning withGroupProtocol(GroupProtocol protocol) {
-            return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
-                    abortHangingTransactions, sessionTimeout, protocol);
-        }
-
         public static Tuning defaults() {
             return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS,
                     Duration.ofMinutes(15), true, Duration.ofSeconds(15), GroupProtocol.CLASSIC);

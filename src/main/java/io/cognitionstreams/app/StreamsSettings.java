@@ -43,9 +43,16 @@ public final class StreamsSettings {
             // The broker runs the group: session, heartbeats and standbys are its configuration there
             // (groupConfigs), and static membership is refused.
             props.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, GroupProtocol.STREAMS.config());
-            settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));
-            return props;
+        } else {
+            props.putAll(classicGroup(settings, capability));
         }
+        settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));
+        return props;
+    }
+
+    /** The group settings the classic protocol takes from each client. */
+    private static Properties classicGroup(Settings settings, String capability) {
+        Properties props = new Properties();
         props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.tuning().standbyReplicas());
         // How long a dead instance's tasks wait before another instance takes them over.
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
@@ -57,7 +64,6 @@ public final class StreamsSettings {
         // rebalance. Kafka Streams adds each thread's index.
         props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
                 applicationId(settings.applicationId(), capability) + "-" + InstanceId.of(settings.stateDir()));
-        settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));
         return props;
     }
 
