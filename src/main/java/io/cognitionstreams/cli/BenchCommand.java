@@ -109,7 +109,7 @@ final class BenchCommand implements Callable<Integer> {
         Path scratch = Files.createTempDirectory("cognition-bench");
         List<Deployment> deployments = new ArrayList<>();
         try {
-            deployments.add(deploy("plain", scratch.resolve("plain"), Optional.empty(), err));
+            deployments.add(deploy("plain", scratch.resolve("plain"), Optional.empty(), runName(), err));
             if (secure) {
                 Path dir = scratch.resolve("secure");
                 String run = runName();
@@ -129,11 +129,6 @@ final class BenchCommand implements Callable<Integer> {
 
     private static String runName() {
         return "bench-" + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    private Deployment deploy(String mode, Path dir, Optional<SecureDeployment> secured, PrintWriter err)
-            throws Exception {
-        return deploy(mode, dir, secured, runName(), err);
     }
 
     /**
