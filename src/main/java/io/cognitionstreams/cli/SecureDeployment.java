@@ -37,7 +37,7 @@ final class SecureDeployment {
     }
 
     SaslUsers saslUsers() {
-        return new SaslUsers(Principals.ADMIN, secrets.password(Principals.ADMIN), secrets.passwords());
+        return secrets.saslUsers();
     }
 
     /** Writes each principal's client file for {@code bootstrap} and applies the ACL profile there. */

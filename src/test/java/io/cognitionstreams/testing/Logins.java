@@ -14,7 +14,6 @@ import org.apache.kafka.clients.admin.Admin;
 
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
-import io.cognitionstreams.broker.SaslUsers;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.security.AclProfile;
 import io.cognitionstreams.security.KafkaAcls;
@@ -48,10 +47,6 @@ public final class Logins {
     /** Generates the principals' passwords in {@code dir}; the broker's users to start it with. */
     static SecretsDir secrets(Path dir) {
         return SecretsDir.loadOrCreate(dir, PRINCIPALS, new SecureRandom());
-    }
-
-    static SaslUsers users(SecretsDir secrets) {
-        return new SaslUsers(Principals.ADMIN, secrets.password(Principals.ADMIN), secrets.passwords());
     }
 
     /** From now on, clients of {@code bootstrap} log in with these secrets. */

@@ -41,7 +41,7 @@ public final class SharedBroker implements ParameterResolver {
                 if (Logins.SECURE) {
                     SecretsDir secrets = Logins.secrets(dir.resolve("secrets"));
                     broker = EmbeddedKafkaBroker.start(new BrokerSettings(dir.resolve("kafka"), 0, 0,
-                            Duration.ofSeconds(60), Optional.of(Logins.users(secrets))));
+                            Duration.ofSeconds(60), Optional.of(secrets.saslUsers())));
                     Logins.secured(broker.bootstrapServers(), secrets);
                     // In the test's log, so a run shows which broker it had.
                     System.err.println("shared broker secured at " + broker.bootstrapServers() + ": SCRAM logins, "
