@@ -77,6 +77,16 @@ public record Settings(String bootstrapServers, String applicationId, Path state
                 clientProperties, other, memory);
     }
 
+    /**
+     * The same settings logged in another way: client properties and tuning (a secured cluster's login, and no
+     * aborting of others' transactions, which needs CLUSTER_ACTION).
+     */
+    public Settings withClient(Map<String, Object> properties, Tuning other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, other,
+                properties, executor, memory);
+    }
+
     /** What a plain client of the app (admin, publisher, model worker) starts from: the file's, then the cluster. */
     public Map<String, Object> clientConfig() {
         Map<String, Object> config = new HashMap<>(clientProperties);

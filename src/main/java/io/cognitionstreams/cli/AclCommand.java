@@ -3,7 +3,6 @@ package io.cognitionstreams.cli;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
@@ -14,8 +13,6 @@ import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.security.AclProfile;
 import io.cognitionstreams.security.KafkaAcls;
 import io.cognitionstreams.security.Principals;
-import io.cognitionstreams.serde.AvroSerdes;
-import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -61,12 +58,7 @@ final class AclCommand implements Callable<Integer> {
         }
 
         AclProfile profile() {
-            return AclProfile.of(applicationId, topicNames(), principals());
-        }
-
-        /** Every topic of the pipeline. Names do not depend on the wire format: any serdes name them. */
-        static List<String> topicNames() {
-            return new Topics(AvroSerdes.forRegistry(Optional.empty())).all().stream().map(Topic::name).toList();
+            return AclProfile.of(applicationId, Topics.names(), principals());
         }
     }
 

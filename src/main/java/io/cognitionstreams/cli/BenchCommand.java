@@ -30,6 +30,7 @@ import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.load.EndToEndBench;
 import io.cognitionstreams.load.PeakMemory;
 import io.cognitionstreams.load.Workload;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.topics.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -86,90 +87,210 @@ final class BenchCommand implements Callable<Integer> {
             description = "How long a step waits for its last answers after its last send (default: ${DEFAULT-VALUE}).")
     Duration drainTimeout;
 
+    @Option(names = "--secure", description = "Measures every step twice, side by side: against an open embedded "
+            + "broker and against a second one secured as `run --secure` secures it (SCRAM logins, the ACL profile, "
+            + "the app as User:app), requests sent as User:agent-bench and answers read as User:operator. Only with "
+            + "the embedded broker.")
+    boolean secure;
+
+    /** The secure side's principals: the bench's agent, and the council roles the profile needs anyway. */
+    private static final Principals BENCH_PRINCIPALS = new Principals(List.of("bench"),
+            CouncilSettings.defaults().roles());
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (secure && cluster.namedCluster().isPresent()) {
+            err.println("error: --secure compares against a secured embedded broker; without --bootstrap-servers "
+                    + "(for a cluster of your own, give --command-config with its SASL settings)");
+            return 2;
+        }
         Path scratch = Files.createTempDirectory("cognition-bench");
-        EmbeddedKafkaBroker broker = null;
+        List<Deployment> deployments = new ArrayList<>();
         try {
-            String bootstrap = cluster.namedCluster().orElse(null);
-            if (bootstrap == null) {
-                broker = EmbeddedKafkaBroker.start(new BrokerSettings(scratch.resolve("kafka"), 0, 0,
-                        Duration.ofSeconds(60)));
-                bootstrap = broker.bootstrapServers();
+            deployments.add(deploy("plain", scratch.resolve("plain"), Optional.empty(), runName(), err));
+            if (secure) {
+                Path dir = scratch.resolve("secure");
+                String run = runName();
+                deployments.add(deploy("secure", dir, Optional.of(SecureDeployment.prepare(dir.resolve("secrets"),
+                        BENCH_PRINCIPALS, run)), run, err));
             }
-            String run = "bench-" + UUID.randomUUID().toString().substring(0, 8);
-            Settings settings = new Settings(bootstrap, run, scratch.resolve("streams"), cluster.registry(),
-                    partitions, (short) (broker != null ? 1 : -1), 1, Settings.ModelSettings.replay(),
-                    Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
-                    GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuning.tuning(),
-                    cluster.fileSettings(), ExecutorSettings.none(), memory.settings());
-            err.printf("bench %s: %s broker at %s, %d partitions, workload %s, commit interval %d ms%n", run,
-                    broker != null ? "embedded" : "external", bootstrap, partitions, workload,
-                    tuning.commitInterval.toMillis());
-            err.flush();
-            List<Row> rows;
-            try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
-                runtime.awaitRunning(Duration.ofSeconds(90));
-                rows = measure(settings.clientConfig(), run, runtime.topics(), err);
-            }
-            print(out, rows, broker != null);
+            List<Row> rows = measure(deployments, err);
+            print(out, rows, deployments.get(0).broker != null);
             return rows.stream().allMatch(Row::complete) ? 0 : 1;
         } finally {
-            if (broker != null) {
-                broker.close();
+            for (int i = deployments.size() - 1; i >= 0; i--) {
+                deployments.get(i).close();
             }
             deleteTree(scratch);
         }
     }
 
+    private static String runName() {
+        return "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /**
+     * A broker (unless --bootstrap-servers) and the runtime under application id {@code run}; secured, as `run
+     * --secure` starts them, so what is measured is the secure deployment itself, not a copy of it.
+     */
+    private Deployment deploy(String mode, Path dir, Optional<SecureDeployment> secured, String run,
+                              PrintWriter err) throws Exception {
+        String bootstrap = cluster.namedCluster().orElse(null);
+        EmbeddedKafkaBroker broker = null;
+        if (bootstrap == null) {
+            broker = EmbeddedKafkaBroker.start(new BrokerSettings(dir.resolve("kafka"), 0, 0, Duration.ofSeconds(60),
+                    secured.map(SecureDeployment::saslUsers)));
+            bootstrap = broker.bootstrapServers();
+        }
+        Settings settings;
+        CognitionRuntime runtime;
+        Map<String, Object> client;
+        try {
+            Map<String, Object> app = cluster.fileSettings();
+            Map<String, Object> governance = app;
+            Settings.Tuning tuned = tuning.tuning();
+            if (secured.isPresent()) {
+                secured.get().configure(bootstrap, err);
+                app = secured.get().clientSettings(Principals.APP, app);
+                governance = secured.get().clientSettings(Principals.GOVERNANCE, cluster.fileSettings());
+                // As `run --secure`: aborting others' transactions needs CLUSTER_ACTION, which the app lacks.
+                tuned = tuned.reportingOnly();
+            }
+            settings = new Settings(bootstrap, run, dir.resolve("streams"), cluster.registry(),
+                    partitions, (short) (broker != null ? 1 : -1), 1, Settings.ModelSettings.replay(),
+                    Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
+                    GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuned,
+                    app, ExecutorSettings.none(), memory.settings());
+            err.printf("bench %s (%s): %s broker at %s, %d partitions, workload %s, commit interval %d ms%n", run,
+                    mode, broker != null ? "embedded" : "external", bootstrap, partitions, workload,
+                    tuning.commitInterval.toMillis());
+            err.flush();
+            runtime = CognitionRuntime.start(settings, Map.of(), governance);
+        } catch (Exception | Error e) {
+            if (broker != null) {
+                broker.close();
+            }
+            throw e;
+        }
+        Deployment deployment = new Deployment(mode, run, broker, runtime);
+        try {
+            runtime.awaitRunning(Duration.ofSeconds(90));
+            client = settings.clientConfig();
+            // The pipeline as its users meet it: an agent sends, a reader of the shared channels reads. The
+            // pass-through topic sits under the app's prefix, so the app owns it.
+            Map<String, Object> agent = secured.isEmpty() ? client
+                    : secured.get().clientSettings(Principals.agent("bench"), client);
+            Map<String, Object> reader = secured.isEmpty() ? client
+                    : secured.get().clientSettings(Principals.OPERATOR, client);
+            deployment.prepare(client, new EndToEndBench(agent, reader, err, drainTimeout),
+                    new EndToEndBench(client, err, drainTimeout));
+            return deployment;
+        } catch (Exception | Error e) {
+            deployment.close();
+            throw e;
+        }
+    }
+
+    /** One deployment's broker (null when external), runtime and probes; closing it stops all of them. */
+    private final class Deployment implements AutoCloseable {
+        final String mode;
+        final String run;
+        final EmbeddedKafkaBroker broker;
+        final CognitionRuntime runtime;
+        private Admin admin;
+        private String scratchTopic;
+        private Steps steps;
+
+        Deployment(String mode, String run, EmbeddedKafkaBroker broker, CognitionRuntime runtime) {
+            this.mode = mode;
+            this.run = run;
+            this.broker = broker;
+            this.runtime = runtime;
+        }
+
+        void prepare(Map<String, Object> client, EndToEndBench pipeline, EndToEndBench raw) throws Exception {
+            admin = Admin.create(client);
+            // Under the app's prefix (<app-id>-), which it owns in the ACL profile.
+            scratchTopic = run + "-pass-through";
+            admin.createTopics(List.of(new NewTopic(scratchTopic, Optional.of(partitions), Optional.empty())))
+                    .all().get(60, TimeUnit.SECONDS);
+            Topics topics = runtime.topics();
+            // Same bytes as a pipeline request, so the two differ only in what happens between send and read.
+            byte[] value = topics.requests.valueSerde().serializer()
+                    .serialize(Topics.COGNITION_REQUESTS, workload.request(run, 0, Instant.now()));
+            steps = new Steps(pipeline, EndToEndBench.pipeline(topics, workload), raw,
+                    EndToEndBench.passThrough(scratchTopic, value));
+        }
+
+        Row row(String step, int rate, int count, boolean warmup) throws InterruptedException {
+            return steps.row(mode, run + "-" + step, rate, count, warmup);
+        }
+
+        @Override
+        public void close() throws Exception {
+            try (Admin closing = admin) {
+                if (steps != null) {
+                    closing.deleteTopics(List.of(scratchTopic)).all().get(60, TimeUnit.SECONDS);
+                }
+            } finally {
+                runtime.close();
+                if (broker != null) {
+                    broker.close();
+                }
+            }
+        }
+    }
+
     /** One offered rate measured both ways; {@code warmup} marks a warm-up that could not drain. */
-    private record Row(EndToEndBench.Step pipeline, EndToEndBench.Step raw, boolean warmup) {
+    private record Row(String mode, EndToEndBench.Step pipeline, EndToEndBench.Step raw, boolean warmup) {
         boolean complete() {
             return pipeline.answered() == pipeline.sent() && raw.answered() == raw.sent();
         }
     }
 
-    private List<Row> measure(Map<String, Object> client, String run, Topics topics, PrintWriter err)
-            throws Exception {
-        String scratchTopic = run + ".pass-through";
-        try (Admin admin = Admin.create(client)) {
-            admin.createTopics(List.of(new NewTopic(scratchTopic, Optional.of(partitions), Optional.empty())))
-                    .all().get(60, TimeUnit.SECONDS);
-            // Same bytes as a pipeline request, so the two differ only in what happens between send and read.
-            byte[] value = topics.requests.valueSerde().serializer()
-                    .serialize(Topics.COGNITION_REQUESTS, workload.request(run, 0, Instant.now()));
-            Steps steps = new Steps(new EndToEndBench(client, err, drainTimeout),
-                    EndToEndBench.pipeline(topics, workload), EndToEndBench.passThrough(scratchTopic, value));
-            List<Row> rows = new ArrayList<>();
-            int warmupCount = (int) (rates.get(0) * warmup.toMillis() / 1000);
-            Row warm = warmupCount > 0 ? steps.row(run + "-warmup", rates.get(0), warmupCount, true) : null;
-            if (warm != null && !warm.complete()) {
-                rows.add(warm);
-            } else {
-                for (int rate : rates) {
-                    int count = requests != null ? requests : (int) (rate * duration.toMillis() / 1000);
-                    Row row = steps.row(run + "-" + rate, rate, count, false);
-                    rows.add(row);
-                    err.printf("%d/s: pipeline %.0f/s p99 %d ms, pass-through %.0f/s p99 %d ms%n", rate,
-                            row.pipeline().perSecond(), row.pipeline().latency().p99(), row.raw().perSecond(),
-                            row.raw().latency().p99());
-                    err.flush();
-                    if (!row.complete()) {
-                        break;
-                    }
+    /**
+     * Each rate on every deployment in turn, so plain and secure see the same machine seconds apart rather than a
+     * whole run apart (the cores are shared); all deployments run throughout, so each step has the same company.
+     */
+    private List<Row> measure(List<Deployment> deployments, PrintWriter err) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        int warmupCount = (int) (rates.get(0) * warmup.toMillis() / 1000);
+        if (warmupCount > 0) {
+            for (Deployment deployment : deployments) {
+                Row warm = deployment.row("warmup", rates.get(0), warmupCount, true);
+                if (!warm.complete()) {
+                    rows.add(warm);
+                    return rows;
                 }
             }
-            admin.deleteTopics(List.of(scratchTopic)).all().get(60, TimeUnit.SECONDS);
-            return rows;
         }
+        for (int rate : rates) {
+            int count = requests != null ? requests : (int) (rate * duration.toMillis() / 1000);
+            boolean complete = true;
+            for (Deployment deployment : deployments) {
+                Row row = deployment.row(String.valueOf(rate), rate, count, false);
+                rows.add(row);
+                err.printf("%d/s%s: pipeline %.0f/s p99 %d ms, pass-through %.0f/s p99 %d ms%n", rate,
+                        secure ? " " + row.mode() : "", row.pipeline().perSecond(), row.pipeline().latency().p99(),
+                        row.raw().perSecond(), row.raw().latency().p99());
+                err.flush();
+                complete &= row.complete();
+            }
+            if (!complete) {
+                break;
+            }
+        }
+        return rows;
     }
 
     /** Both probes at one rate, pipeline first, so the two see the same machine minutes apart at most. */
-    private record Steps(EndToEndBench bench, EndToEndBench.Probe pipeline, EndToEndBench.Probe raw) {
-        Row row(String run, int rate, int count, boolean warmup) throws InterruptedException {
-            return new Row(bench.run(pipeline, run, rate, count), bench.run(raw, run, rate, count), warmup);
+    private record Steps(EndToEndBench pipelineBench, EndToEndBench.Probe pipeline, EndToEndBench rawBench,
+                         EndToEndBench.Probe raw) {
+        Row row(String mode, String run, int rate, int count, boolean warmup) throws InterruptedException {
+            return new Row(mode, pipelineBench.run(pipeline, run, rate, count), rawBench.run(raw, run, rate, count),
+                    warmup);
         }
     }
 
@@ -177,26 +298,57 @@ final class BenchCommand implements Callable<Integer> {
         out.printf("cognition bench: workload %s, %d partitions, exactly_once_v2, commit interval %d ms, %s broker, "
                 + "%d CPUs%n", workload, partitions, tuning.commitInterval.toMillis(), embedded ? "embedded" : "external",
                 Runtime.getRuntime().availableProcessors());
+        if (secure) {
+            out.println("plain: an open broker; secure: SCRAM-SHA-512 logins and ACLs, the app as User:app, requests "
+                    + "from User:agent-bench, answers read by User:operator; both running throughout");
+        }
         out.println("latency: request timestamp -> its first channel.cli_chat record, read_committed (ms)");
-        out.printf("%9s %8s | %-39s | %-39s%n", "", "", "pipeline", "pass-through");
-        out.printf("%9s %8s | %8s %6s %6s %6s %6s %4s | %8s %6s %6s %6s %6s %4s%n", "offered/s", "requests",
-                "answer/s", "p50", "p95", "p99", "max", "open", "answer/s", "p50", "p95", "p99", "max", "open");
+        String modeHeader = secure ? String.format(" %-6s", "") : "";
+        out.printf("%9s %8s%s | %-39s | %-39s%n", "", "", modeHeader, "pipeline", "pass-through");
+        out.printf("%9s %8s%s | %8s %6s %6s %6s %6s %4s | %8s %6s %6s %6s %6s %4s%n", "offered/s", "requests",
+                secure ? String.format(" %-6s", "mode") : "", "answer/s", "p50", "p95", "p99", "max", "open",
+                "answer/s", "p50", "p95", "p99", "max", "open");
         for (Row row : rows) {
-            out.printf("%9s %8d | %s | %s%n", row.pipeline().offeredRate() + (row.warmup() ? "*" : ""),
-                    row.pipeline().sent(), cells(row.pipeline()), cells(row.raw()));
+            out.printf("%9s %8d%s | %s | %s%n", row.pipeline().offeredRate() + (row.warmup() ? "*" : ""),
+                    row.pipeline().sent(), secure ? String.format(" %-6s", row.mode()) : "", cells(row.pipeline()),
+                    cells(row.raw()));
+        }
+        if (secure) {
+            printCost(out, rows);
         }
         Row last = rows.get(rows.size() - 1);
-        if (!last.complete()) {
+        if (!rows.stream().allMatch(Row::complete)) {
             out.printf("open: requests not answered %d s after the step's last send; the pipeline cannot sustain "
                     + "%d/s here, so no higher rate was tried%s%n", drainTimeout.toSeconds(),
                     last.pipeline().offeredRate(), last.warmup() ? " (* the warm-up already fell behind)" : "");
         }
         OptionalLong peak = PeakMemory.residentBytes();
         out.printf("peak RSS (VmHWM) of this JVM (%sbench clients): %s; max heap %d MB%n",
-                embedded ? "broker, app and " : "app and ",
+                (embedded ? (secure ? "two brokers, two apps and " : "broker, app and ")
+                        : (secure ? "two apps and " : "app and ")),
                 peak.isPresent() ? peak.getAsLong() / (1024 * 1024) + " MB" : "not reported on this OS",
                 Runtime.getRuntime().maxMemory() / (1024 * 1024));
         out.flush();
+    }
+
+    /** Secure against plain at each rate both measured: what authentication and authorization cost. */
+    private static void printCost(PrintWriter out, List<Row> rows) {
+        for (int i = 0; i + 1 < rows.size(); i++) {
+            Row plain = rows.get(i);
+            Row secured = rows.get(i + 1);
+            if (plain.warmup() || !plain.mode().equals("plain") || !secured.mode().equals("secure")) {
+                continue;
+            }
+            out.printf("secure vs plain at %d/s: pipeline answers/s %+.1f %%, p99 %+d ms; pass-through answers/s "
+                            + "%+.1f %%, p99 %+d ms%n", plain.pipeline().offeredRate(),
+                    change(plain.pipeline(), secured.pipeline()),
+                    secured.pipeline().latency().p99() - plain.pipeline().latency().p99(),
+                    change(plain.raw(), secured.raw()), secured.raw().latency().p99() - plain.raw().latency().p99());
+        }
+    }
+
+    private static double change(EndToEndBench.Step plain, EndToEndBench.Step secured) {
+        return 100 * (secured.perSecond() - plain.perSecond()) / plain.perSecond();
     }
 
     private static String cells(EndToEndBench.Step step) {

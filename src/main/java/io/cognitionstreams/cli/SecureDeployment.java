@@ -14,6 +14,7 @@ import io.cognitionstreams.security.AclProfile;
 import io.cognitionstreams.security.KafkaAcls;
 import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.security.SecretsDir;
+import io.cognitionstreams.topics.Topics;
 
 /**
  * What `run --secure` adds around the embedded broker: the principals' secrets before it starts, and once it
@@ -32,11 +33,11 @@ final class SecureDeployment {
     /** Reads or generates the passwords; nothing connects yet. */
     static SecureDeployment prepare(Path secretsDir, Principals principals, String applicationId) {
         return new SecureDeployment(SecretsDir.loadOrCreate(secretsDir, principals, new SecureRandom()),
-                AclProfile.of(applicationId, AclCommand.ProfileOptions.topicNames(), principals));
+                AclProfile.of(applicationId, Topics.names(), principals));
     }
 
     SaslUsers saslUsers() {
-        return new SaslUsers(Principals.ADMIN, secrets.password(Principals.ADMIN), secrets.passwords());
+        return secrets.saslUsers();
     }
 
     /** Writes each principal's client file for {@code bootstrap} and applies the ACL profile there. */

@@ -38,14 +38,27 @@ public final class EndToEndBench {
 
     private static final int BAR_WIDTH = 24;
 
-    private final Map<String, Object> client;
+    private final Map<String, Object> sender;
+    private final Map<String, Object> reader;
     private final PrintWriter progress;
     private final Duration drainTimeout;
 
-    /** @param progress where the carriage-return progress line goes (stderr) */
-    /** @param client the cluster and any client settings of the operator's, for the bench's own clients */
+    /**
+     * @param client   the cluster and any client settings of the operator's, for the bench's own clients
+     * @param progress where the carriage-return progress line goes (stderr)
+     */
     public EndToEndBench(Map<String, Object> client, PrintWriter progress, Duration drainTimeout) {
-        this.client = Map.copyOf(client);
+        this(client, client, progress, drainTimeout);
+    }
+
+    /**
+     * @param sender the producer's client settings, e.g. logged in as an agent on a secured cluster
+     * @param reader the answer consumer's, e.g. logged in as a principal that may read the answers
+     */
+    public EndToEndBench(Map<String, Object> sender, Map<String, Object> reader, PrintWriter progress,
+                         Duration drainTimeout) {
+        this.sender = Map.copyOf(sender);
+        this.reader = Map.copyOf(reader);
         this.progress = progress;
         this.drainTimeout = drainTimeout;
     }
@@ -171,8 +184,8 @@ public final class EndToEndBench {
 
     private void send(Probe probe, String run, int rate, int count, Map<String, Long> sentAt, AtomicInteger sent,
                       AtomicReference<Exception> failure) {
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(with(ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true), new ByteArraySerializer(),
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(with(sender, ProducerConfig.ACKS_CONFIG,
+                "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true), new ByteArraySerializer(),
                 new ByteArraySerializer())) {
             long start = System.nanoTime();
             for (long n = 0; n < count; n++) {
@@ -197,7 +210,7 @@ public final class EndToEndBench {
     }
 
     private KafkaConsumer<byte[], byte[]> consumerAtEnd(String topic) {
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(with(
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(with(reader,
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -211,7 +224,8 @@ public final class EndToEndBench {
     }
 
     /** The client settings with the bench's own two on top. */
-    private Map<String, Object> with(String key, Object value, String otherKey, Object otherValue) {
+    private static Map<String, Object> with(Map<String, Object> client, String key, Object value, String otherKey,
+                                            Object otherValue) {
         Map<String, Object> config = new java.util.HashMap<>(client);
         config.put(key, value);
         config.put(otherKey, otherValue);

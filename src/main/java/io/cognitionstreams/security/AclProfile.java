@@ -76,7 +76,10 @@ public final class AclProfile {
     /** What council roles read: their own topic, its outcomes, and the escalations on the council's channel. */
     private static final List<String> COUNCIL_READS = List.of(Topics.COUNCIL_MESSAGES, Topics.COUNCIL_DECISIONS,
             Topics.COUNCIL_ROLES, Topics.COUNCIL_STATE, Topics.CHANNEL_PREFIX + "council_chat");
-    /** Transactions of the CLI's one-shot writers ({@code memory forget}, {@code session import}). */
+    /**
+     * Transactions of the CLI's one-shot writers: {@code memory forget} (governance), {@code replay}, {@code fork},
+     * {@code session import} (the app's).
+     */
     public static final String CLI_TRANSACTIONS = "cognition-cli-";
 
     private final List<Grant> grants;
@@ -110,6 +113,9 @@ public final class AclProfile {
         add(grants, Principals.APP, new Resource(ResourceType.GROUP, owned, PatternType.PREFIXED), Operation.ALL);
         add(grants, Principals.APP, new Resource(ResourceType.TRANSACTIONAL_ID, owned, PatternType.PREFIXED),
                 Operation.WRITE, Operation.DESCRIBE);
+        // replay, fork and session import run as the app and write its requests in one CLI transaction each.
+        add(grants, Principals.APP, new Resource(ResourceType.TRANSACTIONAL_ID, CLI_TRANSACTIONS,
+                PatternType.PREFIXED), Operation.WRITE, Operation.DESCRIBE);
 
         // And cognition.memory, beside the app: `memory forget` is a user's deletion request.
         for (String topic : List.of(Topics.COGNITION_IDENTITY, Topics.COGNITION_SKILLS, Topics.COGNITION_PERSONAS,

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Properties;
 
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.broker.SaslUsers;
 
 /**
  * The secure deployment's passwords, one file per principal ({@code <name>.password}), generated once and kept, so
@@ -62,6 +63,11 @@ public final class SecretsDir {
             throw new IllegalArgumentException("no principal '" + principal + "' in " + dir);
         }
         return password;
+    }
+
+    /** The users a secured broker starts with: its own ({@code admin}) and every principal's. */
+    public SaslUsers saslUsers() {
+        return new SaslUsers(Principals.ADMIN, password(Principals.ADMIN), passwords);
     }
 
     /** Each principal's client settings to reach {@code bootstrapServers}, without the address. */

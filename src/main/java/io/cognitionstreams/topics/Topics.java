@@ -12,6 +12,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
 
 import io.cognitionstreams.schema.Checkpoint;
+import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.CouncilDecision;
@@ -90,6 +91,11 @@ public final class Topics {
     /** A dead letter's key: where the refused record was, so letters about one record land together. */
     public static String deadLetterKey(String topic, int partition, long offset) {
         return topic + "-" + partition + "@" + offset;
+    }
+
+    /** Every topic of the pipeline. Names do not depend on the wire format: any serdes name them. */
+    public static List<String> names() {
+        return new Topics(AvroSerdes.forRegistry(Optional.empty())).all().stream().map(Topic::name).toList();
     }
 
     public static String channelTopic(Channel channel) {

@@ -20,7 +20,9 @@ import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Logins;
 import io.cognitionstreams.testing.Records;
 
 /**
@@ -38,7 +40,7 @@ final class PipelineScenario {
     static void run(String bootstrap, Path stateDir) throws Exception {
         String run = UUID.randomUUID().toString().substring(0, 8);
         Settings settings = Settings.local(bootstrap, "it-" + run, stateDir);
-        try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
+        try (CognitionRuntime runtime = Logins.start(settings)) {
             runtime.awaitRunning(TIMEOUT);
             var topics = runtime.topics();
             String deploy = "deploy-" + run;
@@ -50,8 +52,10 @@ final class PipelineScenario {
                     "definitely not avro".getBytes(StandardCharsets.UTF_8));
             RecordMetadata empty = Kafka.send(bootstrap, topics.requests, broken,
                     Records.request(broken, " ").setTimestamp(Instant.now()).build());
-            // Only assembly reads tool.decisions, so it owns the letter for a bad record there.
-            RecordMetadata badDecision = Kafka.send(bootstrap, topics.toolDecisions.name(), broken,
+            // Only assembly reads tool.decisions, so it owns the letter for a bad record there. Only the app may
+            // write it on a secured broker: a broken app instance, then.
+            RecordMetadata badDecision = Kafka.send(Logins.as(bootstrap, Principals.APP), topics.toolDecisions.name(),
+                    broken,
                     "no decision".getBytes(StandardCharsets.UTF_8));
             Kafka.send(bootstrap, topics.requests, triage,
                     Records.request(triage, "Triage this crash bug").setTimestamp(Instant.now()).build());

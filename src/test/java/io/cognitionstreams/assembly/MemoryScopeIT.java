@@ -18,7 +18,9 @@ import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Logins;
 import io.cognitionstreams.testing.MemoryProbe;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
@@ -46,7 +48,7 @@ class MemoryScopeIT {
         String run = UUID.randomUUID().toString().substring(0, 8);
         String tenantA = "tenant-a-" + run;
         String tenantB = "tenant-b-" + run;
-        try (CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, "it-scope-" + run,
+        try (CognitionRuntime runtime = Logins.start(Settings.local(bootstrap, "it-scope-" + run,
                 stateDir))) {
             runtime.awaitRunning(TIMEOUT);
             Topics topics = runtime.topics();
@@ -61,7 +63,8 @@ class MemoryScopeIT {
             assertThat(remembered).extracting(MemoryEntry::getScope).as("the scope travelled with the turn")
                     .containsOnly(tenantA);
             String writer = "b0-" + run;
-            Kafka.send(bootstrap, topics.channel(Channel.MEMORY), writer, Records.memoryBlock(writer + "#0", writer,
+            // Only the app writes channels on a secured broker.
+            Kafka.send(Logins.as(bootstrap, Principals.APP), topics.channel(Channel.MEMORY), writer, Records.memoryBlock(writer + "#0", writer,
                     B_MEMORY + ".").setMarker(Marker.THOUGHT_SEED).setTimestamp(Instant.now()).setMemoryScope(tenantB)
                     .build());
 

@@ -25,4 +25,27 @@ class BenchCommandIT {
                 .containsPattern("peak RSS \\(VmHWM\\) of this JVM \\(app and bench clients\\): \\d+ MB");
         assertThat(bench.err()).as("the progress line").contains("\r").contains("sent ");
     }
+
+    /** --secure starts two embedded brokers of its own (it is refused with --bootstrap-servers). */
+    @Test
+    void measuresSecureModeSideBySideWithPlainOnItsOwnBrokers() {
+        Cli bench = Cli.run("bench", "--secure", "--rates", "20", "--duration", "2s", "--warmup", "1s",
+                "--workload", "NO_MEMORY");
+
+        assertThat(bench.exitCode()).as(bench.err()).isZero();
+        // Both rows answered in full (open 0): the agent could send, the operator read, the app run as User:app.
+        assertThat(bench.out()).containsPattern("(?m)^\\s+20\\s+40 plain  \\|.*\\s0 \\|.*\\s0$")
+                .containsPattern("(?m)^\\s+20\\s+40 secure \\|.*\\s0 \\|.*\\s0$")
+                .containsPattern("secure vs plain at 20/s: pipeline answers/s [-+]\\d+\\.\\d %")
+                .contains("two brokers, two apps and bench clients");
+        assertThat(bench.err()).contains("secured: ").contains("(secure): embedded broker");
+    }
+
+    @Test
+    void secureNeedsTheEmbeddedBroker() {
+        Cli bench = Cli.run("bench", "--secure", "--bootstrap-servers", "localhost:1");
+
+        assertThat(bench.exitCode()).isEqualTo(2);
+        assertThat(bench.err()).contains("--secure compares against a secured embedded broker");
+    }
 }

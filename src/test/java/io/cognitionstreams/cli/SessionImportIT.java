@@ -19,9 +19,11 @@ import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Logins;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
 
@@ -38,20 +40,21 @@ class SessionImportIT {
             throws Exception {
         String bootstrap = broker.bootstrapServers();
         String session = "import-" + UUID.randomUUID().toString().substring(0, 8);
-        try (CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, session,
+        try (CognitionRuntime runtime = Logins.start(Settings.local(bootstrap, session,
                 dir.resolve("state")))) {
             runtime.awaitRunning(TIMEOUT);
 
-            Cli imported = Cli.run("session", "import", "--session", session, "--file",
-                    "src/test/resources/session-import/parallel-calls.jsonl", "--bootstrap-servers", bootstrap);
+            // As the app (docs/security.md): an import writes session.imports and the app's requests.
+            Cli imported = Cli.run(Logins.cli(bootstrap, Principals.APP, "session", "import", "--session", session,
+                    "--file", "src/test/resources/session-import/parallel-calls.jsonl"));
             assertThat(imported.exitCode()).as(imported.err()).isZero();
             assertThat(imported.err()).contains("imported 6 messages (2 tool calls, 2 results) into session "
                     + session + " through session.imports");
             Path request = Files.writeString(dir.resolve("request.jsonl"), "{\"request_id\":\"" + session + "-r1\","
                     + "\"session_id\":\"" + session + "\",\"user_prompt\":\"Tag the release then.\","
                     + "\"timestamp\":\"2026-11-22T10:00:00Z\"}\n");
-            Cli produce = Cli.run("produce", "--topic", Topics.COGNITION_REQUESTS, "--file", request.toString(),
-                    "--bootstrap-servers", bootstrap);
+            Cli produce = Cli.run(Logins.cli(bootstrap, Logins.AGENT, "produce", "--topic",
+                    Topics.COGNITION_REQUESTS, "--file", request.toString()));
             assertThat(produce.exitCode()).as(produce.err()).isZero();
 
             CognitionPacket packet = Kafka.readUntil(bootstrap, topics.packets,

@@ -33,7 +33,9 @@ import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.TimeTravel;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Logins;
 import io.cognitionstreams.testing.MemoryProbe;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
@@ -66,7 +68,7 @@ class TimeTravelCliIT {
         String run = UUID.randomUUID().toString().substring(0, 8);
         String session = "tt-" + run;
         Settings settings = Settings.local(bootstrap, "it-" + run, stateDir);
-        try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
+        try (CognitionRuntime runtime = Logins.start(settings)) {
             runtime.awaitRunning(TIMEOUT);
             Topics topics = runtime.topics();
             String scope = "team-" + run;
@@ -90,7 +92,8 @@ class TimeTravelCliIT {
             Kafka.readUntil(bootstrap, topics.checkpoints, c -> c.getSessionId().equals(session),
                     seen -> seen.size() >= PROMPTS.size(), TIMEOUT);
 
-            Cli checkpoints = Cli.run("checkpoints", "--session", session, "--bootstrap-servers", bootstrap);
+            Cli checkpoints = Cli.run(Logins.cli(bootstrap, Principals.OPERATOR, "checkpoints",
+                    "--session", session));
             assertThat(checkpoints.exitCode()).as(checkpoints.err()).isZero();
             List<String> rows = checkpoints.out().lines().skip(1).toList();
             assertThat(rows).hasSize(3);
@@ -102,8 +105,9 @@ class TimeTravelCliIT {
 
             remember(bootstrap, topics, "after-" + run, scope, LEARNT_LATER);
 
-            Cli replay = Cli.run("replay", "--session", session, "--to", "0", "--progress-every", "1",
-                    "--bootstrap-servers", bootstrap);
+            // Replay, fork and rewind act as the app (docs/security.md): they write its requests and move its groups.
+            Cli replay = Cli.run(Logins.cli(bootstrap, Principals.APP, "replay", "--session", session, "--to", "0",
+                    "--progress-every", "1"));
             assertThat(replay.exitCode()).as(replay.err()).isZero();
             assertThat(replay.err()).contains("replayed 1/3 requests", "replayed 2/3 requests");
             assertThat(replay.out()).contains("replayed 3 requests of session " + session + " from checkpoint 0");
@@ -142,8 +146,8 @@ class TimeTravelCliIT {
                                 .filter(block -> !isReplay(block)).map(TimeTravelCliIT::idsAside).toList());
             }
 
-            Cli fork = Cli.run("fork", "--session", session, "--from", "1", "--bootstrap-servers", bootstrap,
-                    "--turn-timeout", "30s");
+            Cli fork = Cli.run(Logins.cli(bootstrap, Principals.APP, "fork", "--session", session, "--from", "1",
+                    "--turn-timeout", "30s"));
             assertThat(fork.exitCode()).as(fork.err()).isZero();
             String forked = session + "~fork-1";
             assertThat(fork.out()).contains("forked session " + session + " at checkpoint 1 into " + forked
@@ -165,19 +169,20 @@ class TimeTravelCliIT {
                     seen -> seen.size() >= 6, TIMEOUT)).as("the original session is not touched by the fork")
                     .extracting(LlmOutput::getRequestId).noneMatch(id -> id.contains(forked));
 
-            Cli active = Cli.run("rewind", "--group", settings.applicationId() + "-model-worker", "--to-time",
-                    Instant.now().toString(), "--bootstrap-servers", bootstrap);
+            Cli active = Cli.run(Logins.cli(bootstrap, Principals.APP, "rewind", "--group",
+                    settings.applicationId() + "-model-worker", "--to-time", Instant.now().toString()));
             assertThat(active.exitCode()).isEqualTo(1);
             assertThat(active.err()).contains("is active").contains("stop its consumers before rewinding it");
 
-            String group = "rewind-" + run;
+            // Under the app's prefix: on a secured broker the app may only move groups of its own.
+            String group = settings.applicationId() + "-rewind";
             commitEndOffsets(bootstrap, group, Topics.COGNITION_REQUESTS);
             Instant to = Instant.ofEpochMilli(firstRequest.timestamp());
-            Cli rewind = Cli.run("rewind", "--group", group, "--to-time", to.toString(), "--topic",
-                    Topics.COGNITION_REQUESTS, "--bootstrap-servers", bootstrap);
+            Cli rewind = Cli.run(Logins.cli(bootstrap, Principals.APP, "rewind", "--group", group, "--to-time",
+                    to.toString(), "--topic", Topics.COGNITION_REQUESTS));
             assertThat(rewind.exitCode()).as(rewind.err()).isZero();
             assertThat(rewind.out()).contains("rewound consumer group " + group + " to " + to + " on 3 partitions");
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            try (Admin admin = Admin.create(Logins.as(bootstrap, Principals.APP))) {
                 Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
                         .partitionsToOffsetAndMetadata().get();
                 TopicPartition sessionPartition = new TopicPartition(firstRequest.topic(), firstRequest.partition());
@@ -192,8 +197,10 @@ class TimeTravelCliIT {
      */
     private static void remember(String bootstrap, Topics topics, String writer, String scope, String text)
             throws InterruptedException {
-        Kafka.send(bootstrap, topics.channel(Channel.MEMORY), writer, Records.memoryBlock(writer + "#0", writer,
-                text + ".").setMemoryScope(scope).setTimestamp(Instant.now()).build());
+        // Only the app writes channels on a secured broker.
+        Kafka.send(Logins.as(bootstrap, Principals.APP), topics.channel(Channel.MEMORY), writer,
+                Records.memoryBlock(writer + "#0", writer, text + ".").setMemoryScope(scope).setTimestamp(Instant.now())
+                        .build());
         MemoryProbe.untilRecalled(bootstrap, topics, writer + "-asks", scope, PROMPTS.get(0), text, TIMEOUT);
     }
 
@@ -239,9 +246,10 @@ class TimeTravelCliIT {
     }
 
     private static void commitEndOffsets(String bootstrap, String group, String topic) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ConsumerConfig.GROUP_ID_CONFIG, group,
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new ByteArrayDeserializer(),
+        Map<String, Object> config = Logins.as(bootstrap, Principals.APP);
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
             consumer.partitionsFor(topic).forEach(info -> partitions.add(new TopicPartition(topic, info.partition())));

@@ -19,7 +19,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -46,10 +45,12 @@ import io.cognitionstreams.schema.RoleState;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.Vote;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Logins;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topic;
@@ -76,8 +77,9 @@ class CouncilIT {
         String bootstrap = broker.bootstrapServers();
         String run = UUID.randomUUID().toString().substring(0, 8);
         String council = "it-" + run;
-        Settings settings = Settings.local(bootstrap, "council-it-" + run, dir.resolve("first")).withCouncil(SETTINGS);
-        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        Settings settings = Logins.app(Settings.local(bootstrap, "council-it-" + run, dir.resolve("first"))
+                .withCouncil(SETTINGS));
+        try (Admin admin = Admin.create(settings.clientConfig())) {
             TopicProvisioner.ensure(admin, topics, settings.partitions(), settings.replicationFactor());
         }
         Set<String> beating = new CopyOnWriteArraySet<>(List.of("prime", "lite"));
@@ -125,8 +127,8 @@ class CouncilIT {
                     tuple("lite", RoleState.ACTIVE), tuple("codemind", RoleState.INACTIVE),
                     tuple("lite", RoleState.INACTIVE), tuple("prime", RoleState.INACTIVE));
             // Another state directory: the new instance restores the council from the changelogs alone.
-            Settings restarted = Settings.local(bootstrap, settings.applicationId(), dir.resolve("second"))
-                    .withCouncil(SETTINGS);
+            Settings restarted = Logins.app(Settings.local(bootstrap, settings.applicationId(),
+                    dir.resolve("second")).withCouncil(SETTINGS));
             app = start(restarted);
             send.accept(vote(council, "p1", "prime", Vote.NO));
             send.accept(proposal(council, "p2", "prime"));
@@ -198,19 +200,25 @@ class CouncilIT {
                 && StandardCharsets.UTF_8.decode(letter.getKey().duplicate()).toString().equals(council);
     }
 
+    /**
+     * Speaks for every role. On a secured broker it logs in as one role: the ACLs let any role write any role's
+     * messages (only signatures, off here, bind a message to its role; docs/security.md).
+     */
     private KafkaProducer<String, CouncilMessage> producer(String bootstrap) {
-        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.ACKS_CONFIG, "all"), topics.councilMessages.keySerde().serializer(),
+        Map<String, Object> config = Logins.as(bootstrap, Principals.council("prime"));
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        return new KafkaProducer<>(config, topics.councilMessages.keySerde().serializer(),
                 topics.councilMessages.valueSerde().serializer());
     }
 
     /** `cognition council` until its view lists {@code role} (the council writes its state once a tick). */
     private static String awaitView(String council, String bootstrap, String role) throws InterruptedException {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        String view = cli("council", "--council-id", council, "--bootstrap-servers", bootstrap);
+        String[] watch = Logins.cli(bootstrap, Principals.OPERATOR, "council", "--council-id", council);
+        String view = cli(watch);
         while (!view.contains(role) && System.nanoTime() < deadline) {
             Thread.sleep(250);
-            view = cli("council", "--council-id", council, "--bootstrap-servers", bootstrap);
+            view = cli(watch);
         }
         return view;
     }

@@ -8,12 +8,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -35,11 +33,13 @@ import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoleState;
 import io.cognitionstreams.schema.Vote;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.serde.json.JsonAvro;
 import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Logins;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
 
@@ -67,19 +67,20 @@ class CouncilSigningIT {
         CouncilSettings required = new CouncilSettings(List.of(prime, lite), prime, 2, Duration.ofSeconds(30),
                 Duration.ofSeconds(60), Duration.ofMillis(250), CouncilSettings.DEFAULT_MAX_CLOCK_SKEW)
                 .withSignatures(CouncilSettings.Signatures.REQUIRED, Duration.ofMinutes(5));
-        Settings settings = Settings.local(bootstrap, "signing-it-" + run, dir.resolve("state"))
-                .withCouncil(required);
-        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        Settings settings = Logins.app(Settings.local(bootstrap, "signing-it-" + run, dir.resolve("state"))
+                .withCouncil(required));
+        try (Admin admin = Admin.create(settings.clientConfig())) {
             TopicProvisioner.ensure(admin, topics, settings.partitions(), settings.replicationFactor());
         }
         Path primeKey = dir.resolve("prime.pem");
         Path liteKey = dir.resolve("lite.pem");
         Path strangerKey = dir.resolve("stranger.pem");
-        Cli published = launch(dir, "council", "keygen", "--role", prime, "--key", primeKey.toString(), "--publish",
-                "--bootstrap-servers", bootstrap);
+        // Only governance publishes keys on a secured broker.
+        Cli published = launch(dir, Logins.cli(bootstrap, Principals.GOVERNANCE, "council", "keygen", "--role", prime,
+                "--key", primeKey.toString(), "--publish"));
         assertThat(published.out()).startsWith("role " + prime + " key ");
-        launch(dir, "council", "keygen", "--role", lite, "--key", liteKey.toString(), "--publish",
-                "--bootstrap-servers", bootstrap);
+        launch(dir, Logins.cli(bootstrap, Principals.GOVERNANCE, "council", "keygen", "--role", lite, "--key",
+                liteKey.toString(), "--publish"));
         launch(dir, "council", "keygen", "--role", lite, "--key", strangerKey.toString());
         assertThat(Kafka.readAll(bootstrap, topics.councilKeys, key -> key.getRole().endsWith(run)))
                 .extracting(CouncilKey::getRole).containsExactlyInAnyOrder(prime, lite);
@@ -108,8 +109,8 @@ class CouncilSigningIT {
             produce(dir, bootstrap, strangerKey, vote("forged", lite, Vote.NO));
             Path unsigned = Files.writeString(dir.resolve("unsigned.jsonl"),
                     JsonAvro.toJson(vote("unsigned", lite, Vote.NO)) + "\n");
-            launch(dir, "produce", "--topic", Topics.COUNCIL_MESSAGES, "--file", unsigned.toString(),
-                    "--bootstrap-servers", bootstrap);
+            launch(dir, Logins.cli(bootstrap, COUNCIL_LOGIN, "produce", "--topic", Topics.COUNCIL_MESSAGES, "--file",
+                    unsigned.toString()));
             produce(dir, bootstrap, liteKey, vote("genuine-lite", lite, Vote.YES));
             produce(dir, bootstrap, primeKey, vote("genuine-prime", prime, Vote.YES));
 
@@ -125,6 +126,12 @@ class CouncilSigningIT {
         }
     }
 
+    /**
+     * Every message goes out under one council role's login on a secured broker: the ACLs let any role write any
+     * role's messages, so only the signatures checked here tell the roles apart.
+     */
+    private static final String COUNCIL_LOGIN = Principals.council("lite");
+
     private long activeRoles(String bootstrap) {
         return Kafka.readAll(bootstrap, topics.councilRoles, role -> role.getCouncilId().equals(council)
                 && role.getStatus() == RoleState.ACTIVE).stream().map(role -> role.getRole()).distinct().count();
@@ -135,8 +142,8 @@ class CouncilSigningIT {
         Path line = Files.writeString(Files.createTempFile(dir, "message", ".jsonl"), JsonAvro.toJson(message) + "\n");
         Cli signed = launch(dir, "council", "sign", "--key", key.toString(), "--file", line.toString());
         Path signedLine = Files.writeString(Files.createTempFile(dir, "signed", ".jsonl"), signed.out());
-        launch(dir, "produce", "--topic", Topics.COUNCIL_MESSAGES, "--file", signedLine.toString(),
-                "--bootstrap-servers", bootstrap);
+        launch(dir, Logins.cli(bootstrap, COUNCIL_LOGIN, "produce", "--topic", Topics.COUNCIL_MESSAGES, "--file",
+                signedLine.toString()));
     }
 
     private static Cli launch(Path dir, String... args) throws Exception {

@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -49,10 +50,12 @@ import io.cognitionstreams.schema.ToolLedgerEntry;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Hostile;
 import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Logins;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
 
@@ -82,11 +85,18 @@ class ExecutorIT {
     @TempDir
     static Path dir;
     private static String bootstrap;
+    /**
+     * What the test writes (tool calls, decisions, forged or not) only the app may write on a secured broker: the
+     * test plays the app's model worker and gatekeeper, or someone holding the app's credential.
+     */
+    private static Map<String, Object> asApp;
     private static Child app;
 
     @BeforeAll
     static void startApp(EmbeddedKafkaBroker broker) throws Exception {
         bootstrap = broker.bootstrapServers();
+        asApp = Logins.as(bootstrap, Principals.APP);
+        Logins.allowApp(bootstrap, "executor-it-" + RUN);
         Path skills = dir.resolve("skills");
         skill(skills, TESTER, List.of("test:*"), List.of());
         skill(skills, SAFE, List.of("test:*"), List.of("test:touch"));
@@ -144,12 +154,12 @@ class ExecutorIT {
         assertThat(original.getStatus()).as(original.toString()).isEqualTo(ToolStatus.SUCCEEDED);
 
         // What routing makes of the replayed turn's EXECUTE block (and of a fork's, twice), sent as an agent would.
-        Kafka.send(bootstrap, TOPICS.toolCalls, session, ToolCall.newBuilder(toolCall(session, "pk9-out#0",
+        Kafka.send(asApp, TOPICS.toolCalls, session, ToolCall.newBuilder(toolCall(session, "pk9-out#0",
                 TESTER, TOUCH, arguments)).setTimeTravel(TimeTravel.REPLAY).setParentId("pk1-out#0").build());
         String fork = session + "~fork-1";
-        Kafka.send(bootstrap, TOPICS.toolCalls, fork, ToolCall.newBuilder(toolCall(fork, "f1", TESTER, TOUCH,
+        Kafka.send(asApp, TOPICS.toolCalls, fork, ToolCall.newBuilder(toolCall(fork, "f1", TESTER, TOUCH,
                 arguments)).setTimeTravel(TimeTravel.FORK).setParentId("pk1-out#0").build());
-        Kafka.send(bootstrap, TOPICS.toolCalls, fork, ToolCall.newBuilder(toolCall(fork, "f2", TESTER, TOUCH,
+        Kafka.send(asApp, TOPICS.toolCalls, fork, ToolCall.newBuilder(toolCall(fork, "f2", TESTER, TOUCH,
                 arguments)).setTimeTravel(TimeTravel.FORK_EXECUTE).setParentId("pk1-out#0").build());
 
         ToolResult replayed = awaitResult(TOPICS.toolResults, "pk9-out#0", session);
@@ -173,10 +183,10 @@ class ExecutorIT {
                 .setTool(TOUCH).setArguments(args(Map.of("file", target.toString(), "line", "forged")))
                 .setTimestamp(Instant.now());
         ToolDecision unsigned = approved(forged.setCallId("f-unsigned").build());
-        Kafka.send(bootstrap, TOPICS.toolDecisions, session, unsigned);
+        Kafka.send(asApp, TOPICS.toolDecisions, session, unsigned);
         ToolDecision untrusted = DecisionSignatures.Signer.generated()
                 .sign(approved(forged.setCallId("f-untrusted").build()));
-        Kafka.send(bootstrap, TOPICS.toolDecisions, session, untrusted);
+        Kafka.send(asApp, TOPICS.toolDecisions, session, untrusted);
 
         // A genuine approval, then the same approval with its arguments changed after it was signed.
         Path genuine = dir.resolve("genuine.txt");
@@ -185,7 +195,7 @@ class ExecutorIT {
                 seen -> !seen.isEmpty(), TIMEOUT).get(0);
         ToolDecision tampered = ToolDecision.newBuilder(signed).setCall(ToolCall.newBuilder(signed.getCall())
                 .setArguments(args(Map.of("file", target.toString(), "line", "tampered"))).build()).build();
-        Kafka.send(bootstrap, TOPICS.toolDecisions, session, tampered);
+        Kafka.send(asApp, TOPICS.toolDecisions, session, tampered);
 
         // What comes after them on the same partition still flows.
         Path after = dir.resolve("after.txt");
@@ -222,7 +232,7 @@ class ExecutorIT {
         produceInOneTransaction(decisionRecord(session, decision), decisionRecord(session, decision));
         assertThat(awaitResult(TOPICS.toolOutcomes, "p1", session).getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
         // And once more, later, in a poll of its own; then a call that shows everything before it was processed.
-        Kafka.send(bootstrap, TOPICS.toolDecisions, session, decision);
+        Kafka.send(asApp, TOPICS.toolDecisions, session, decision);
         call(session, "p2", TESTER, "mcp__test__sleep", Map.of("ms", 1));
         awaitResult(TOPICS.toolOutcomes, "p2", session);
 
@@ -342,7 +352,7 @@ class ExecutorIT {
 
         Path poisonedMarker = dir.resolve("poisoned.txt");
         for (String callId : List.of("v1", "v2")) {
-            Kafka.send(bootstrap, TOPICS.toolDecisions, once, gatekeeper.sign(approved(toolCall(once, callId, TESTER,
+            Kafka.send(asApp, TOPICS.toolDecisions, once, gatekeeper.sign(approved(toolCall(once, callId, TESTER,
                     TOUCH, Map.of("file", poisonedMarker.toString(), "line", callId)))));
         }
         call(once, "v3", TESTER, "mcp__test__sleep", Map.of("ms", 1));
@@ -372,7 +382,7 @@ class ExecutorIT {
     }
 
     private static void call(String session, String callId, String skill, String tool, Map<String, Object> arguments) {
-        Kafka.send(bootstrap, TOPICS.toolCalls, session, toolCall(session, callId, skill, tool, arguments));
+        Kafka.send(asApp, TOPICS.toolCalls, session, toolCall(session, callId, skill, tool, arguments));
     }
 
     private static ToolCall toolCall(String session, String callId, String skill, String tool,
@@ -389,10 +399,11 @@ class ExecutorIT {
 
     @SafeVarargs
     private static void produceInOneTransaction(ProducerRecord<byte[], byte[]>... records) {
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "executor-it-" + UUID.randomUUID()),
-                new ByteArraySerializer(), new ByteArraySerializer())) {
+        Map<String, Object> config = new HashMap<>(asApp);
+        // Under the app's prefix, the transactional ids it may use.
+        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "executor-it-" + RUN + "-" + UUID.randomUUID());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
             producer.initTransactions();
             producer.beginTransaction();
             for (ProducerRecord<byte[], byte[]> record : records) {
@@ -490,10 +501,14 @@ class ExecutorIT {
             // and starting is most of this test's time (about 20 s less a run than with the defaults).
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                     .toString(), "-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-                    System.getProperty("java.class.path"), CognitionCli.class.getName(), "run", "--bootstrap-servers", bootstrap, "--application-id",
+                    System.getProperty("java.class.path"), CognitionCli.class.getName()));
+            command.addAll(List.of(Logins.cli(bootstrap, Principals.APP, "run", "--application-id",
                     "executor-it-" + RUN, "--state-dir", dir.resolve("state").toString(), "--skills-dir",
                     dir.resolve("skills").toString(), "--tool-timeout", "150s", "--mcp-server",
-                    "test=" + String.join(" ", TestMcpServer.config("test").command())));
+                    "test=" + String.join(" ", TestMcpServer.config("test").command()))));
+            // On a secured broker only governance publishes the skills.
+            Logins.clientFile(bootstrap, Principals.GOVERNANCE).ifPresent(file -> command.addAll(List.of(
+                    "--governance-config", file.toString())));
             try {
                 return new Child(new ProcessBuilder(command).redirectErrorStream(true).start());
             } catch (IOException e) {

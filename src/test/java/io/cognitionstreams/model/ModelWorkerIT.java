@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -24,8 +23,10 @@ import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Kafka;
+import io.cognitionstreams.testing.Logins;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
@@ -38,10 +39,14 @@ class ModelWorkerIT {
     void answersPacketsRetriesPassingFailuresAndDeadLettersTheRest(EmbeddedKafkaBroker broker) throws Exception {
         String bootstrap = broker.bootstrapServers();
         Topics topics = Drivers.topics();
-        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        // The test is the app here: it provisions, feeds the worker packets and runs it, as User:app when secured.
+        String app = "it-" + run;
+        Logins.allowApp(bootstrap, app);
+        Map<String, Object> asApp = Logins.as(bootstrap, Principals.APP);
+        try (Admin admin = Admin.create(asApp)) {
             TopicProvisioner.ensure(admin, topics, 3, (short) 1);
         }
-        String run = UUID.randomUUID().toString().substring(0, 8);
         AtomicInteger flakyCalls = new AtomicInteger();
         ModelClient model = (name, prompt) -> {
             String user = prompt.get(prompt.size() - 1).content();
@@ -53,8 +58,7 @@ class ModelWorkerIT {
             }
             return new ModelClient.Completion("RESPONSE: answer to " + user, "test-model", 5, 4);
         };
-        ModelWorker worker = new ModelWorker(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-                "worker-" + run, "it", topics, model, 3, 10, java.time.Duration.ofSeconds(15));
+        ModelWorker worker = new ModelWorker(asApp, app + "-model-worker", "it", topics, model, 3, 10, java.time.Duration.ofSeconds(15));
         Thread thread = new Thread(worker, "model-worker-it");
         thread.start();
         try {
@@ -64,9 +68,9 @@ class ModelWorkerIT {
             String refused = "refuse-" + run;
             for (String session : List.of(ok, flaky, refused)) {
                 CognitionPacket packet = assembler.assemble(Records.input(Records.request(session, session + " please").build())).packet();
-                Kafka.send(bootstrap, topics.packets, session, packet);
+                Kafka.send(asApp, topics.packets, session, packet);
             }
-            var garbage = Kafka.send(bootstrap, topics.packets.name(), "junk-" + run,
+            var garbage = Kafka.send(asApp, topics.packets.name(), "junk-" + run,
                     "junk".getBytes(StandardCharsets.UTF_8));
 
             List<LlmOutput> outputs = Kafka.readUntil(bootstrap, topics.llmOutputs,

@@ -105,6 +105,8 @@ class AclProfileTest {
         // Only its own prefix: another application id on the same cluster is not its business.
         assertThat(PROFILE.allows(app, TOPIC, "other-app-changelog", READ)).isFalse();
         assertThat(PROFILE.allows(app, GROUP, "cognition-cli-x", READ)).isFalse();
+        // replay, fork and session import, run as the app, each write in a CLI transaction.
+        assertThat(PROFILE.allows(app, TRANSACTIONAL_ID, "cognition-cli-replay-1", WRITE)).isTrue();
         for (String topic : TOPICS) {
             assertThat(PROFILE.allows(app, TOPIC, topic, READ)).as("app reads %s", topic).isTrue();
             assertThat(PROFILE.allows(app, TOPIC, topic, CREATE)).as("app creates %s", topic).isTrue();

@@ -3,6 +3,7 @@ package io.cognitionstreams.testing;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -18,6 +19,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.topics.Topic;
 
 /** Plain clients for integration tests: produce as an agent would, read committed as a channel consumer would. */
@@ -26,10 +28,17 @@ public final class Kafka {
     private Kafka() {
     }
 
+    /** Sent as an agent: on a secured broker ({@link Logins}), only to what an agent may write. */
     public static RecordMetadata send(String bootstrap, String topic, String key, byte[] value) {
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
-                new ByteArraySerializer(), new ByteArraySerializer())) {
+        return send(Logins.as(bootstrap, Logins.AGENT), topic, key, value);
+    }
+
+    /** Sent with these client settings, e.g. {@code Logins.as(bootstrap, principal)} for another principal. */
+    public static RecordMetadata send(Map<String, Object> client, String topic, String key, byte[] value) {
+        Map<String, Object> config = new HashMap<>(client);
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
             return producer.send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value)).get();
         } catch (Exception e) {
             throw new IllegalStateException("cannot send to " + topic, e);
@@ -37,7 +46,11 @@ public final class Kafka {
     }
 
     public static <V> RecordMetadata send(String bootstrap, Topic<String, V> topic, String key, V value) {
-        return send(bootstrap, topic.name(), key, topic.valueSerde().serializer().serialize(topic.name(), value));
+        return send(Logins.as(bootstrap, Logins.AGENT), topic, key, value);
+    }
+
+    public static <V> RecordMetadata send(Map<String, Object> client, Topic<String, V> topic, String key, V value) {
+        return send(client, topic.name(), key, topic.valueSerde().serializer().serialize(topic.name(), value));
     }
 
     /**
@@ -106,12 +119,12 @@ public final class Kafka {
         return records;
     }
 
+    /** As the operator on a secured broker: it reads every topic and writes none. */
     private static KafkaConsumer<byte[], byte[]> committedReader(String bootstrap) {
-        return new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        Map<String, Object> config = Logins.as(bootstrap, Principals.OPERATOR);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> consumer, String topic) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -11,10 +12,12 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.security.SecretsDir;
 
 /**
  * One real embedded broker for every integration test in the JVM (starting one costs seconds). Tests that share it
- * use their own application ids and session ids, so they never read each other's records.
+ * use their own application ids and session ids, so they never read each other's records. With
+ * {@code -Dcognition.it.secure=true} it requires logins and enforces ACLs ({@link Logins}).
  */
 public final class SharedBroker implements ParameterResolver {
 
@@ -35,7 +38,17 @@ public final class SharedBroker implements ParameterResolver {
         Holder() {
             try {
                 Path dir = Files.createTempDirectory("cognition-it-broker");
-                broker = EmbeddedKafkaBroker.start(new BrokerSettings(dir, 0, 0, Duration.ofSeconds(60)));
+                if (Logins.SECURE) {
+                    SecretsDir secrets = Logins.secrets(dir.resolve("secrets"));
+                    broker = EmbeddedKafkaBroker.start(new BrokerSettings(dir.resolve("kafka"), 0, 0,
+                            Duration.ofSeconds(60), Optional.of(secrets.saslUsers())));
+                    Logins.secured(broker.bootstrapServers(), secrets);
+                    // In the test's log, so a run shows which broker it had.
+                    System.err.println("shared broker secured at " + broker.bootstrapServers() + ": SCRAM logins, "
+                            + "ACLs; client files in " + dir.resolve("secrets"));
+                } else {
+                    broker = EmbeddedKafkaBroker.start(new BrokerSettings(dir, 0, 0, Duration.ofSeconds(60)));
+                }
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
