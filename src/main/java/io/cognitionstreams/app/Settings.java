@@ -77,6 +77,13 @@ public record Settings(String bootstrapServers, String applicationId, Path state
                 clientProperties, other, memory);
     }
 
+    /** The same settings with other client settings, as {@code --command-config} gives them. */
+    public Settings withClientProperties(Map<String, Object> other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
+                other, executor, memory);
+    }
+
     /** What a plain client of the app (admin, publisher, model worker) starts from: the file's, then the cluster. */
     public Map<String, Object> clientConfig() {
         Map<String, Object> config = new HashMap<>(clientProperties);

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
@@ -27,19 +28,20 @@ import io.cognitionstreams.topics.Topics;
 /**
  * The broker stops mid-run and comes back on the same data and ports, once per downtime given, as in a restart of
  * a one-node cluster or a network partition; the app is not touched and must recover by itself, answering every
- * request exactly once. A downtime over the clients' max.block.ms (60 s) makes blocked transactional calls fail
- * for good, which the app must survive too. {@link BrokerRestartIT} runs a short form; {@code bin/broker-restart}
- * runs {@link #main}.
+ * request exactly once. A downtime over the clients' max.block.ms (Kafka's default 60 s in the long run) makes
+ * blocked transactional calls fail for good, which the app must survive too. {@link BrokerRestartIT} runs a short
+ * form; {@code bin/broker-restart} runs {@link #main}.
  */
 final class BrokerRestartRun {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
     /**
+     * @param maxBlock     the app's clients' max.block.ms, as an operator sets it with {@code --command-config}
      * @param abortHanging abort, as an operator would, a hanging transaction the broker leaves behind (the one fault
      *                     the app cannot get past by itself, docs/reliability.md) instead of failing on it
      */
-    record Options(int requests, int rate, List<Duration> downtimes, boolean abortHanging) {
+    record Options(int requests, int rate, List<Duration> downtimes, Duration maxBlock, boolean abortHanging) {
     }
 
     /** @param aborted the hanging transactions aborted by hand on the way, when allowed to */
@@ -59,12 +61,13 @@ final class BrokerRestartRun {
         EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(brokerSettings);
         String bootstrap = broker.bootstrapServers();
         String run = "restart-" + UUID.randomUUID().toString().substring(0, 8);
-        log.printf("broker restart run %s: %d requests at %d/s, downtimes %s%n", run, options.requests(),
-                options.rate(), options.downtimes());
+        log.printf("broker restart run %s: %d requests at %d/s, downtimes %s, max.block.ms %d%n", run,
+                options.requests(), options.rate(), options.downtimes(), options.maxBlock().toMillis());
         Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
         long[] numbers = Traffic.first(options.requests());
         Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run, numbers);
-        CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, run, workDir.resolve("state")));
+        CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, run, workDir.resolve("state"))
+                .withClientProperties(Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) options.maxBlock().toMillis())));
         try (Ledger ledger = new Ledger(bootstrap, topics, run)) {
             runtime.awaitRunning(TIMEOUT);
             Traffic traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run, numbers,
@@ -187,14 +190,18 @@ final class BrokerRestartRun {
         }
     }
 
-    /** {@code bin/broker-restart [--requests N] [--rate R] [--downtimes 5,65,120] [--abort-hanging]} (seconds). */
+    /**
+     * {@code bin/broker-restart [--requests N] [--rate R] [--downtimes 5,65,120] [--max-block 60] [--abort-hanging]}
+     * (seconds).
+     */
     public static void main(String[] args) throws Exception {
         List<Duration> downtimes = new ArrayList<>();
         for (String seconds : CrashRun.arg(args, "--downtimes", "5,65,120").split(",")) {
             downtimes.add(Duration.ofSeconds(Long.parseLong(seconds.strip())));
         }
         Options options = new Options(CrashRun.intArg(args, "--requests", 20_000), CrashRun.intArg(args, "--rate",
-                100), downtimes, List.of(args).contains("--abort-hanging"));
+                100), downtimes, Duration.ofSeconds(CrashRun.intArg(args, "--max-block", 60)),
+                List.of(args).contains("--abort-hanging"));
         Report report = run(Files.createTempDirectory("cognition-broker-restart"), options, System.out);
         System.exit(report.ok() ? 0 : 1);
     }
