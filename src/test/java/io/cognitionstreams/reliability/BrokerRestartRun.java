@@ -73,16 +73,19 @@ final class BrokerRestartRun {
             Traffic traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run, numbers,
                     options.rate());
             List<Duration> downtimes = options.downtimes();
-            for (int i = 0; i < downtimes.size(); i++) {
-                while (traffic.sent() < (long) options.requests() * (i + 1) / (downtimes.size() + 1)) {
-                    Thread.sleep(50);
+            try (Answers answers = new Answers(bootstrap, topics, run)) {
+                for (int i = 0; i < downtimes.size(); i++) {
+                    while (traffic.sent() < (long) options.requests() * (i + 1) / (downtimes.size() + 1)) {
+                        Thread.sleep(50);
+                    }
+                    awaitAnswering(answers, Math.min(traffic.sent(), options.requests() - 1));
+                    broker.close();
+                    log.printf("broker stopped at %.1f s (%d sent), down for %d s%n", seconds(started),
+                            traffic.sent(), downtimes.get(i).toSeconds());
+                    Thread.sleep(downtimes.get(i).toMillis());
+                    broker = EmbeddedKafkaBroker.start(brokerSettings);
+                    log.printf("broker back at %.1f s%n", seconds(started));
                 }
-                broker.close();
-                log.printf("broker stopped at %.1f s (%d sent), down for %d s%n", seconds(started), traffic.sent(),
-                        downtimes.get(i).toSeconds());
-                Thread.sleep(downtimes.get(i).toMillis());
-                broker = EmbeddedKafkaBroker.start(brokerSettings);
-                log.printf("broker back at %.1f s%n", seconds(started));
             }
             traffic.await();
             List<OpenTransaction> aborted = awaitComplete(ledger, prompts, bootstrap, topics, options, log, runtime);
@@ -98,6 +101,20 @@ final class BrokerRestartRun {
         } finally {
             runtime.close();
             broker.close();
+        }
+    }
+
+    /**
+     * Until a request sent from now on is answered: the app has got over the last outage and is mid-traffic, its
+     * transactions in flight, so the next outage catches commits that must outlast max.block.ms rather than an app
+     * still reconnecting.
+     */
+    private static void awaitAnswering(Answers answers, long from) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!answers.answeredFrom(from)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no request from " + from + " answered within " + TIMEOUT);
+            }
         }
     }
 
