@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
@@ -27,19 +28,20 @@ import io.cognitionstreams.topics.Topics;
 /**
  * The broker stops mid-run and comes back on the same data and ports, once per downtime given, as in a restart of
  * a one-node cluster or a network partition; the app is not touched and must recover by itself, answering every
- * request exactly once. A downtime over the clients' max.block.ms (60 s) makes blocked transactional calls fail
- * for good, which the app must survive too. {@link BrokerRestartIT} runs a short form; {@code bin/broker-restart}
- * runs {@link #main}.
+ * request exactly once. A downtime over the clients' max.block.ms (Kafka's default 60 s in the long run) makes
+ * blocked transactional calls fail for good, which the app must survive too. {@link BrokerRestartIT} runs a short
+ * form; {@code bin/broker-restart} runs {@link #main}.
  */
 final class BrokerRestartRun {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
     /**
+     * @param maxBlock     the app's clients' max.block.ms, as an operator sets it with {@code --command-config}
      * @param abortHanging abort, as an operator would, a hanging transaction the broker leaves behind (the one fault
      *                     the app cannot get past by itself, docs/reliability.md) instead of failing on it
      */
-    record Options(int requests, int rate, List<Duration> downtimes, boolean abortHanging) {
+    record Options(int requests, int rate, List<Duration> downtimes, Duration maxBlock, boolean abortHanging) {
     }
 
     /** @param aborted the hanging transactions aborted by hand on the way, when allowed to */
@@ -59,27 +61,32 @@ final class BrokerRestartRun {
         EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(brokerSettings);
         String bootstrap = broker.bootstrapServers();
         String run = "restart-" + UUID.randomUUID().toString().substring(0, 8);
-        log.printf("broker restart run %s: %d requests at %d/s, downtimes %s%n", run, options.requests(),
-                options.rate(), options.downtimes());
+        log.printf("broker restart run %s: %d requests at %d/s, downtimes %s, max.block.ms %d%n", run,
+                options.requests(), options.rate(), options.downtimes(), options.maxBlock().toMillis());
         Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
         long[] numbers = Traffic.first(options.requests());
         Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run, numbers);
-        CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, run, workDir.resolve("state")));
+        Settings settings = Settings.local(bootstrap, run, workDir.resolve("state"));
+        CognitionRuntime runtime = CognitionRuntime.start(settings.withClient(
+                Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) options.maxBlock().toMillis()), settings.tuning()));
         try (Ledger ledger = new Ledger(bootstrap, topics, run)) {
             runtime.awaitRunning(TIMEOUT);
             Traffic traffic = Traffic.start(bootstrap, topics.requests, Workload.NO_MEMORY, run, numbers,
                     options.rate());
             List<Duration> downtimes = options.downtimes();
-            for (int i = 0; i < downtimes.size(); i++) {
-                while (traffic.sent() < (long) options.requests() * (i + 1) / (downtimes.size() + 1)) {
-                    Thread.sleep(50);
+            try (Answers answers = new Answers(bootstrap, topics, run)) {
+                for (int i = 0; i < downtimes.size(); i++) {
+                    while (traffic.sent() < (long) options.requests() * (i + 1) / (downtimes.size() + 1)) {
+                        Thread.sleep(50);
+                    }
+                    awaitAnswering(answers, Math.min(traffic.sent(), options.requests() - 1));
+                    broker.close();
+                    log.printf("broker stopped at %.1f s (%d sent), down for %d s%n", seconds(started),
+                            traffic.sent(), downtimes.get(i).toSeconds());
+                    Thread.sleep(downtimes.get(i).toMillis());
+                    broker = EmbeddedKafkaBroker.start(brokerSettings);
+                    log.printf("broker back at %.1f s%n", seconds(started));
                 }
-                broker.close();
-                log.printf("broker stopped at %.1f s (%d sent), down for %d s%n", seconds(started), traffic.sent(),
-                        downtimes.get(i).toSeconds());
-                Thread.sleep(downtimes.get(i).toMillis());
-                broker = EmbeddedKafkaBroker.start(brokerSettings);
-                log.printf("broker back at %.1f s%n", seconds(started));
             }
             traffic.await();
             List<OpenTransaction> aborted = awaitComplete(ledger, prompts, bootstrap, topics, options, log, runtime);
@@ -95,6 +102,20 @@ final class BrokerRestartRun {
         } finally {
             runtime.close();
             broker.close();
+        }
+    }
+
+    /**
+     * Until a request sent from now on is answered: the app has got over the last outage and is mid-traffic, its
+     * transactions in flight, so the next outage catches commits that must outlast max.block.ms rather than an app
+     * still reconnecting.
+     */
+    private static void awaitAnswering(Answers answers, long from) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!answers.answeredFrom(from)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no request from " + from + " answered within " + TIMEOUT);
+            }
         }
     }
 
@@ -187,14 +208,18 @@ final class BrokerRestartRun {
         }
     }
 
-    /** {@code bin/broker-restart [--requests N] [--rate R] [--downtimes 5,65,120] [--abort-hanging]} (seconds). */
+    /**
+     * {@code bin/broker-restart [--requests N] [--rate R] [--downtimes 5,65,120] [--max-block 60] [--abort-hanging]}
+     * (seconds).
+     */
     public static void main(String[] args) throws Exception {
         List<Duration> downtimes = new ArrayList<>();
         for (String seconds : CrashRun.arg(args, "--downtimes", "5,65,120").split(",")) {
             downtimes.add(Duration.ofSeconds(Long.parseLong(seconds.strip())));
         }
         Options options = new Options(CrashRun.intArg(args, "--requests", 20_000), CrashRun.intArg(args, "--rate",
-                100), downtimes, List.of(args).contains("--abort-hanging"));
+                100), downtimes, Duration.ofSeconds(CrashRun.intArg(args, "--max-block", 60)),
+                List.of(args).contains("--abort-hanging"));
         Report report = run(Files.createTempDirectory("cognition-broker-restart"), options, System.out);
         System.exit(report.ok() ? 0 : 1);
     }
