@@ -45,9 +45,10 @@ import io.cognitionstreams.topics.Topics;
 
 /**
  * A council with signatures required, spoken to as a role's operator would: `cognition council keygen --publish`
- * registers each role's key, `cognition council sign` signs its messages, `cognition produce` sends them (each
- * command in its own JVM, as the launcher runs it). A vote signed with a stranger's key and an unsigned one each
- * become one dead letter and never count; the signed votes decide.
+ * registers each role's key, `cognition council sign` signs its messages, `cognition produce` sends them. The keys
+ * are made by the launcher, as a user runs it; the twenty-odd sign and produce commands run in-process through the
+ * same entry (as child JVMs they took minutes on a loaded machine). A vote signed with a stranger's key and an
+ * unsigned one each become one dead letter and never count; the signed votes decide.
  */
 @ExtendWith(SharedBroker.class)
 class CouncilSigningIT {
@@ -64,8 +65,8 @@ class CouncilSigningIT {
     void onlyMessagesSignedByTheSendersPublishedKeyCount(EmbeddedKafkaBroker broker, @TempDir Path dir)
             throws Exception {
         String bootstrap = broker.bootstrapServers();
-        // Heartbeats stop once both roles count, and each message below is two JVM launches: on a loaded machine
-        // the votes took longer than a 30 s heartbeat timeout, the roles went inactive and the council ended in
+        // Heartbeats stop once both roles count: when each message was two JVM launches, a loaded machine took
+        // longer than a 30 s heartbeat timeout over the votes, the roles went inactive and the council ended in
         // NO_QUORUM. What is tested here is the signatures, so roles and proposal outlive the test.
         CouncilSettings required = new CouncilSettings(List.of(prime, lite), prime, 2, Duration.ofMinutes(10),
                 Duration.ofMinutes(10), Duration.ofMillis(250), CouncilSettings.DEFAULT_MAX_CLOCK_SKEW)
@@ -82,12 +83,12 @@ class CouncilSigningIT {
         Cli published = launch(dir, Logins.cli(bootstrap, Principals.GOVERNANCE, "council", "keygen", "--role", prime,
                 "--key", primeKey.toString(), "--publish"));
         assertThat(published.out()).startsWith("role " + prime + " key ");
-        launch(dir, Logins.cli(bootstrap, Principals.GOVERNANCE, "council", "keygen", "--role", lite, "--key",
+        run(Logins.cli(bootstrap, Principals.GOVERNANCE, "council", "keygen", "--role", lite, "--key",
                 liteKey.toString(), "--publish"));
-        launch(dir, "council", "keygen", "--role", lite, "--key", strangerKey.toString());
+        run("council", "keygen", "--role", lite, "--key", strangerKey.toString());
         assertThat(Kafka.readAll(bootstrap, topics.councilKeys, key -> key.getRole().endsWith(run)))
                 .extracting(CouncilKey::getRole).containsExactlyInAnyOrder(prime, lite);
-        Cli again = Cli.launch(dir, "council", "keygen", "--role", lite, "--key", liteKey.toString());
+        Cli again = Cli.run("council", "keygen", "--role", lite, "--key", liteKey.toString());
         assertThat(again.exitCode()).as("a key is never overwritten").isNotZero();
         assertThat(again.err()).contains("exists");
 
@@ -112,7 +113,7 @@ class CouncilSigningIT {
             produce(dir, bootstrap, strangerKey, vote("forged", lite, Vote.NO));
             Path unsigned = Files.writeString(dir.resolve("unsigned.jsonl"),
                     JsonAvro.toJson(vote("unsigned", lite, Vote.NO)) + "\n");
-            launch(dir, Logins.cli(bootstrap, COUNCIL_LOGIN, "produce", "--topic", Topics.COUNCIL_MESSAGES, "--file",
+            run(Logins.cli(bootstrap, COUNCIL_LOGIN, "produce", "--topic", Topics.COUNCIL_MESSAGES, "--file",
                     unsigned.toString()));
             produce(dir, bootstrap, liteKey, vote("genuine-lite", lite, Vote.YES));
             produce(dir, bootstrap, primeKey, vote("genuine-prime", prime, Vote.YES));
@@ -143,14 +144,21 @@ class CouncilSigningIT {
     /** `council sign --key K --file F | produce --topic council.messages`, the two commands as a shell runs them. */
     private void produce(Path dir, String bootstrap, Path key, CouncilMessage message) throws Exception {
         Path line = Files.writeString(Files.createTempFile(dir, "message", ".jsonl"), JsonAvro.toJson(message) + "\n");
-        Cli signed = launch(dir, "council", "sign", "--key", key.toString(), "--file", line.toString());
+        Cli signed = run("council", "sign", "--key", key.toString(), "--file", line.toString());
         Path signedLine = Files.writeString(Files.createTempFile(dir, "signed", ".jsonl"), signed.out());
-        launch(dir, Logins.cli(bootstrap, COUNCIL_LOGIN, "produce", "--topic", Topics.COUNCIL_MESSAGES, "--file",
+        run(Logins.cli(bootstrap, COUNCIL_LOGIN, "produce", "--topic", Topics.COUNCIL_MESSAGES, "--file",
                 signedLine.toString()));
     }
 
     private static Cli launch(Path dir, String... args) throws Exception {
-        Cli ran = Cli.launch(dir, args);
+        return succeeded(Cli.launch(dir, args), args);
+    }
+
+    private static Cli run(String... args) {
+        return succeeded(Cli.run(args), args);
+    }
+
+    private static Cli succeeded(Cli ran, String... args) {
         assertThat(ran.exitCode()).as("%s: %s", String.join(" ", args), ran.err()).isZero();
         return ran;
     }
