@@ -26,7 +26,9 @@ import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.JmxReporter;
 import org.apache.kafka.common.metrics.KafkaMetricsContext;
@@ -135,12 +137,23 @@ public final class TransactionWatch implements AutoCloseable {
     /** One look at the groups; fences the instances found gone. Only the fencing loop calls it. */
     void fenceDeparted(DepartedInstances departed) throws InterruptedException, ExecutionException,
             TimeoutException {
-        Map<String, ConsumerGroupDescription> described = admin.describeConsumerGroups(departed.groups()).all()
-                .get(FENCE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        Map<String, KafkaFuture<ConsumerGroupDescription>> described = admin.describeConsumerGroups(
+                departed.groups()).describedGroups();
         Map<String, List<DepartedInstances.Member>> members = new HashMap<>();
-        described.forEach((group, description) -> members.put(group, description.members().stream()
-                .map(member -> new DepartedInstances.Member(member.clientId(), member.groupInstanceId()))
-                .toList()));
+        for (var group : described.entrySet()) {
+            try {
+                members.put(group.getKey(), group.getValue().get(FENCE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                        .members().stream()
+                        .map(member -> new DepartedInstances.Member(member.clientId(), member.groupInstanceId()))
+                        .toList());
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                    throw e;
+                }
+                // No such group (yet, or at all: the executor's when no instance runs one): nobody is in it.
+                members.put(group.getKey(), List.of());
+            }
+        }
         for (DepartedInstances.Departure gone : departed.observe(members)) {
             if (!gone.transactionalIds().isEmpty()) {
                 admin.fenceProducers(gone.transactionalIds()).all().get(FENCE_TIMEOUT.toMillis(),
