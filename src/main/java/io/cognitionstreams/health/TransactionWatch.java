@@ -155,16 +155,21 @@ public final class TransactionWatch implements AutoCloseable {
             }
         }
         for (DepartedInstances.Departure gone : departed.observe(members)) {
+            // Said before the call: the coordinator starts aborting an open transaction at the first request
+            // (answering "concurrent transactions" until it is done), and the call returns only once every id is
+            // fenced, seconds later at times.
+            LOG.info("fencing the transactional ids {} of instance {}: it has no member left in any of the app's "
+                    + "groups (last in {}), so its open transactions are aborted now instead of at their timeout; "
+                    + "whoever owns their partitions now redoes them", gone.transactionalIds(), gone.instance(),
+                    gone.lastGroups());
+            long fencing = System.nanoTime();
             if (!gone.transactionalIds().isEmpty()) {
                 admin.fenceProducers(gone.transactionalIds()).all().get(FENCE_TIMEOUT.toMillis(),
                         TimeUnit.MILLISECONDS);
             }
             departed.fenced(gone);
             fencedInstances.incrementAndGet();
-            LOG.info("fenced the transactional ids {} of instance {}: it has no member left in any of the app's "
-                    + "groups (last in {}), so its open transactions are aborted now instead of at their timeout; "
-                    + "whoever owns their partitions now redoes them", gone.transactionalIds(), gone.instance(),
-                    gone.lastGroups());
+            LOG.info("fenced instance {} ({} ms)", gone.instance(), (System.nanoTime() - fencing) / 1_000_000);
         }
     }
 

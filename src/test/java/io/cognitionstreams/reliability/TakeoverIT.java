@@ -33,6 +33,6 @@ class TakeoverIT {
         // The survivor fenced the dead one's transactional ids once its members were gone (it looks every 0.5 s;
         // the dead one is started again only after every partition answered, and takes seconds to rejoin).
         String survivor = report.takeovers().get(0).instance().equals("a") ? "b" : "a";
-        assertThat(Files.readString(workDir.resolve(survivor + ".log"))).contains("fenced the transactional ids");
+        assertThat(Files.readString(workDir.resolve(survivor + ".log"))).contains("fencing the transactional ids");
     }
 }
