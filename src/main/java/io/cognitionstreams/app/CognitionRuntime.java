@@ -172,7 +172,8 @@ public final class CognitionRuntime implements AutoCloseable {
                 .every(watchInterval(settings.tuning().hangingTransactionAfter()));
         if (settings.tuning().fenceDeparted()) {
             // A killed instance's open transactions hold the survivor's read_committed readers until they end: end
-            // them as soon as its members are gone, not at their timeout (docs/reliability.md, "Takeover").
+            // them as soon as its members are gone, not at their timeout (docs/reliability.md, "Fencing the dead
+            // instance").
             watch.fencingDeparted(new DepartedInstances(InstanceId.of(settings.stateDir()),
                     settings.tuning().groupProtocol() == GroupProtocol.CLASSIC
                             ? streams.keySet().stream().map(capability -> StreamsSettings.applicationId(
