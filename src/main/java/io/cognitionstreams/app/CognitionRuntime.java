@@ -41,6 +41,7 @@ import io.cognitionstreams.executor.ToolCatalog;
 import io.cognitionstreams.executor.ToolExecution;
 import io.cognitionstreams.executor.shell.ShellRunner;
 import io.cognitionstreams.gatekeeper.DecisionSignatures;
+import io.cognitionstreams.health.DepartedInstances;
 import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
@@ -65,6 +66,8 @@ public final class CognitionRuntime implements AutoCloseable {
     /** After the application id, the workers' group ids; their transactional ids go on from there. */
     private static final String MODEL_WORKER = "-model-worker";
     private static final String EXECUTOR = "-executor";
+    /** How often an instance looks for another gone from the groups: a fraction of a takeover's few seconds. */
+    private static final Duration FENCE_LOOK = Duration.ofMillis(500);
 
     private final Settings settings;
     private final Topics topics;
@@ -167,6 +170,20 @@ public final class CognitionRuntime implements AutoCloseable {
                 topics.all().stream().map(Topic::name).toList(), settings.tuning().hangingTransactionAfter(),
                 id -> ownPrefixes.stream().anyMatch(id::startsWith), settings.tuning().abortHangingTransactions())
                 .every(watchInterval(settings.tuning().hangingTransactionAfter()));
+        if (settings.tuning().fenceDeparted()) {
+            // A killed instance's open transactions hold the survivor's read_committed readers until they end: end
+            // them as soon as its members are gone, not at their timeout (docs/reliability.md, "Fencing the dead
+            // instance").
+            watch.fencingDeparted(new DepartedInstances(InstanceId.of(settings.stateDir()),
+                    settings.tuning().groupProtocol() == GroupProtocol.CLASSIC
+                            ? streams.keySet().stream().map(capability -> StreamsSettings.applicationId(
+                                    settings.applicationId(), capability)).toList()
+                            // KIP-1071's streams groups have no static members to tell an instance by, and are not
+                            // consumer groups to describe: only the workers' ids are fenced there.
+                            : List.of(),
+                    List.of(settings.applicationId() + MODEL_WORKER, settings.applicationId() + EXECUTOR)),
+                    FENCE_LOOK);
+        }
         CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, workers, watch);
         streams.values().forEach(KafkaStreams::start);
         workers.forEach(running -> running.thread().start());

@@ -111,10 +111,12 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      *                        ({@code HangingTransactions.judge}), rather than only report it
      * @param sessionTimeout  how long a dead instance keeps its partitions (the consumer groups' session timeout)
      * @param groupProtocol   how the stream threads' groups rebalance (the workers' are classic either way)
+     * @param fenceDeparted   fence the transactional ids of another instance as soon as it has left every group
+     *                        ({@code DepartedInstances}), rather than wait for its transactions' timeout
      */
     public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads,
                          Duration hangingTransactionAfter, boolean abortHangingTransactions,
-                         Duration sessionTimeout, GroupProtocol groupProtocol) {
+                         Duration sessionTimeout, GroupProtocol groupProtocol, boolean fenceDeparted) {
 
         public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
         public static final int DEFAULT_ASSEMBLY_THREADS = 1;
@@ -138,17 +140,17 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         /** The same, reporting hanging transactions without aborting any. */
         public Tuning reportingOnly() {
             return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter, false,
-                    sessionTimeout, groupProtocol);
+                    sessionTimeout, groupProtocol, fenceDeparted);
         }
 
         public Tuning withSessionTimeout(Duration timeout) {
             return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
-                    abortHangingTransactions, timeout, groupProtocol);
+                    abortHangingTransactions, timeout, groupProtocol, fenceDeparted);
         }
 
         public static Tuning defaults() {
             return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS,
-                    Duration.ofMinutes(15), true, Duration.ofSeconds(15), GroupProtocol.CLASSIC);
+                    Duration.ofMinutes(15), true, Duration.ofSeconds(15), GroupProtocol.CLASSIC, true);
         }
     }
 

@@ -53,9 +53,16 @@ final class TuningOptions {
                     + "within its group.streams.min.* bounds, 45s by default) (default: ${DEFAULT-VALUE}).")
     GroupProtocol groupProtocol;
 
+    @Option(names = "--fence-departed", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Fence the transactional ids of another instance of the app as soon as it has left every "
+                    + "group (killed: its session expired), so its open transactions are aborted then, not at their "
+                    + "timeout; loses and doubles nothing (docs/reliability.md, \"Takeover by a surviving instance\") "
+                    + "(default: ${DEFAULT-VALUE}).")
+    boolean fenceDeparted;
+
     Settings.Tuning tuning() {
         return new Settings.Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
-                abortHangingTransactions, sessionTimeout, groupProtocol);
+                abortHangingTransactions, sessionTimeout, groupProtocol, fenceDeparted);
     }
 
     /** Kafka's own spelling of group.protocol, lower case. */

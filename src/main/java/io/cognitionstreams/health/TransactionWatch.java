@@ -19,13 +19,16 @@ import java.util.function.Predicate;
 
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DescribeProducersResult;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.JmxReporter;
 import org.apache.kafka.common.metrics.KafkaMetricsContext;
@@ -45,12 +48,18 @@ import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
  * the reason and the commands that abort it, for an operator. JMX: {@code cognition.health:type=transactions,
  * application-id=<id>}, gauges {@code hanging-transactions} (open now) and {@code aborted-transactions} (by this
  * app since it started).
+ *
+ * <p>With {@link #fencingDeparted}, it also fences the transactional ids of another instance of the app as soon as
+ * that instance has left every one of the app's groups (its session expired: killed, or cut off), so that its open
+ * transactions are aborted then rather than at their timeout; gauge {@code fenced-instances}.
  */
 public final class TransactionWatch implements AutoCloseable {
 
     public static final String OFFSETS_TOPIC = "__consumer_offsets";
     private static final Logger LOG = LoggerFactory.getLogger(TransactionWatch.class);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    /** The fencing loop looks every half second: a look that takes longer is given up and made again. */
+    private static final Duration FENCE_TIMEOUT = Duration.ofSeconds(10);
     /** States in which a coordinator writes no more markers for the producer's last transaction. */
     private static final Set<TransactionState> SETTLED = Set.of(TransactionState.EMPTY,
             TransactionState.COMPLETE_COMMIT, TransactionState.COMPLETE_ABORT);
@@ -62,10 +71,12 @@ public final class TransactionWatch implements AutoCloseable {
     private final Predicate<String> ours;
     private final boolean abort;
     private final AtomicInteger aborted = new AtomicInteger();
+    private final AtomicInteger fencedInstances = new AtomicInteger();
     private final Metrics metrics;
     private final ScheduledExecutorService scheduler;
     private final Set<OpenTransaction> reported = new HashSet<>();
     private volatile List<OpenTransaction> hanging = List.of();
+    private String lastFenceFailure;
 
     /**
      * @param maxTransactionTimeout the broker's transaction.max.timeout.ms (15 min by default): a transaction silent
@@ -93,7 +104,12 @@ public final class TransactionWatch implements AutoCloseable {
                         "Hanging transactions of its own producers the app aborted since it started",
                         Map.of("application-id", applicationId)),
                 (Gauge<Integer>) (config, now) -> aborted.get());
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        metrics.addMetric(metrics.metricName("fenced-instances", "transactions",
+                        "Departed instances of the app whose transactional ids this one fenced since it started",
+                        Map.of("application-id", applicationId)),
+                (Gauge<Integer>) (config, now) -> fencedInstances.get());
+        // Two threads: a look for hanging transactions (every partition) must not hold up the fencing loop.
+        this.scheduler = Executors.newScheduledThreadPool(2, runnable -> {
             Thread thread = new Thread(runnable, "transaction-watch");
             thread.setDaemon(true);
             return thread;
@@ -105,6 +121,73 @@ public final class TransactionWatch implements AutoCloseable {
         scheduler.scheduleWithFixedDelay(this::checkQuietly, interval.toMillis(), interval.toMillis(),
                 TimeUnit.MILLISECONDS);
         return this;
+    }
+
+    /**
+     * From now on, every {@code interval}, looks at the app's groups and fences the transactional ids of each other
+     * instance gone from all of them ({@link DepartedInstances}). Under exactly-once that loses and doubles nothing:
+     * the aborted transaction is redone by whoever owns its partitions now.
+     */
+    public TransactionWatch fencingDeparted(DepartedInstances departed, Duration interval) {
+        scheduler.scheduleWithFixedDelay(() -> fenceDepartedQuietly(departed), interval.toMillis(),
+                interval.toMillis(), TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /** One look at the groups; fences the instances found gone. Only the fencing loop calls it. */
+    void fenceDeparted(DepartedInstances departed) throws InterruptedException, ExecutionException,
+            TimeoutException {
+        Map<String, KafkaFuture<ConsumerGroupDescription>> described = admin.describeConsumerGroups(
+                departed.groups()).describedGroups();
+        Map<String, List<DepartedInstances.Member>> members = new HashMap<>();
+        for (var group : described.entrySet()) {
+            try {
+                members.put(group.getKey(), group.getValue().get(FENCE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                        .members().stream()
+                        .map(member -> new DepartedInstances.Member(member.clientId(), member.groupInstanceId()))
+                        .toList());
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                    throw e;
+                }
+                // No such group (yet, or at all: the executor's when no instance runs one): nobody is in it.
+                members.put(group.getKey(), List.of());
+            }
+        }
+        for (DepartedInstances.Departure gone : departed.observe(members)) {
+            // Said before the call: the coordinator starts aborting an open transaction at the first request
+            // (answering "concurrent transactions" until it is done), and the call returns only once every id is
+            // fenced, seconds later at times.
+            LOG.info("fencing the transactional ids {} of instance {}: it has no member left in any of the app's "
+                    + "groups (last in {}), so its open transactions are aborted now instead of at their timeout; "
+                    + "whoever owns their partitions now redoes them", gone.transactionalIds(), gone.instance(),
+                    gone.lastGroups());
+            long fencing = System.nanoTime();
+            if (!gone.transactionalIds().isEmpty()) {
+                admin.fenceProducers(gone.transactionalIds()).all().get(FENCE_TIMEOUT.toMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+            departed.fenced(gone);
+            fencedInstances.incrementAndGet();
+            LOG.info("fenced instance {} ({} ms)", gone.instance(), (System.nanoTime() - fencing) / 1_000_000);
+        }
+    }
+
+    private void fenceDepartedQuietly(DepartedInstances departed) {
+        try {
+            fenceDeparted(departed);
+            lastFenceFailure = null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            // The broker's transaction timeout still ends them; the next look tries again. Said once per cause,
+            // not twice a second.
+            String cause = e.toString();
+            if (!cause.equals(lastFenceFailure)) {
+                LOG.warn("could not look for departed instances or fence them, will try again: {}", cause);
+            }
+            lastFenceFailure = cause;
+        }
     }
 
     /**
