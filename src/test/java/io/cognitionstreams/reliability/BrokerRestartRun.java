@@ -158,11 +158,16 @@ final class BrokerRestartRun {
         }
     }
 
-    /** Each capability's committed offsets against the end of what it reads: what it has not taken yet. */
+    /**
+     * Each capability's and the model worker's committed offsets against the end of what it reads: what it has not
+     * taken yet. The worker is a hop of its own (packets to outputs), so a stall there shows too.
+     */
     private static String lag(Map<String, Object> client, CognitionRuntime runtime) {
         StringBuilder lag = new StringBuilder();
+        List<String> capabilities = new ArrayList<>(runtime.states().keySet());
+        capabilities.add("model-worker");
         try (Admin admin = Admin.create(client)) {
-            for (String capability : runtime.states().keySet()) {
+            for (String capability : capabilities) {
                 String group = runtime.settings().applicationId() + "-" + capability;
                 Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata>
                         committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
