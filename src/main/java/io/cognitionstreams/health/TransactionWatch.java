@@ -155,6 +155,15 @@ public final class TransactionWatch implements AutoCloseable {
             }
         }
         for (DepartedInstances.Departure gone : departed.observe(members)) {
+            if (gone.transactionalIds().isEmpty()) {
+                // Nothing to fence (its members' client ids were not Kafka Streams' own): neither logged nor counted
+                // as a fence, and not looked at again.
+                LOG.info("instance {} has no member left in any of the app's groups (last in {}), but none of its "
+                        + "transactional ids can be told: its open transactions end at their timeout",
+                        gone.instance(), gone.lastGroups());
+                departed.fenced(gone);
+                continue;
+            }
             // Said before the call: the coordinator starts aborting an open transaction at the first request
             // (answering "concurrent transactions" until it is done), and the call returns only once every id is
             // fenced, seconds later at times.
@@ -163,10 +172,7 @@ public final class TransactionWatch implements AutoCloseable {
                     + "whoever owns their partitions now redoes them", gone.transactionalIds(), gone.instance(),
                     gone.lastGroups());
             long fencing = System.nanoTime();
-            if (!gone.transactionalIds().isEmpty()) {
-                admin.fenceProducers(gone.transactionalIds()).all().get(FENCE_TIMEOUT.toMillis(),
-                        TimeUnit.MILLISECONDS);
-            }
+            admin.fenceProducers(gone.transactionalIds()).all().get(FENCE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             departed.fenced(gone);
             fencedInstances.incrementAndGet();
             LOG.info("fenced instance {} ({} ms)", gone.instance(), (System.nanoTime() - fencing) / 1_000_000);
