@@ -190,6 +190,24 @@ class MemoryIndexTest {
     }
 
     @Test
+    void theShortlistAsOfATimeSkipsATextWhoseFirstEntryWentAndWhoseNextCameLater() {
+        // A shortlist of 1: should it take a text too late for the time asked, the search finds nothing.
+        MemoryIndex approximate = new MemoryIndex(0, 1);
+        Random random = new Random(13);
+        float[] deploy = Vectors.unit(gaussian(random, 384));
+        approximate.put("b1", S, "the deploy failed", 1, deploy);
+        approximate.put("b2", S, "the deploy failed", 5, deploy);
+        approximate.put("b3", S, "tests passed", 2, Vectors.unit(gaussian(random, 384)));
+        approximate.remove("b1");
+
+        // The text now counts from time 5: a turn replayed as of time 3 must not see it.
+        assertThat(approximate.nearest(S, deploy, 1, -1, 3)).extracting(MemoryIndex.Hit::text)
+                .containsExactly("tests passed");
+        assertThat(approximate.nearest(S, deploy, 1, -1, 5)).extracting(MemoryIndex.Hit::text)
+                .containsExactly("the deploy failed");
+    }
+
+    @Test
     void theBinaryShortlistDependsOnTheMemoriesNotOnTheOrderTheyCameIn() {
         Random random = new Random(5);
         List<float[]> vectors = new ArrayList<>();
