@@ -43,6 +43,7 @@ class LongRunFlagsTest {
     @Test
     void helpWinsOverOtherFlags() {
         assertThat(parse(new CrashRun.Flags(), "--kills", "3", "--help").exit()).hasValue(0);
+        assertThat(parse(new TakeoverRun.Flags(), "3s", "--help").exit()).hasValue(0);
     }
 
     @Test
@@ -152,6 +153,15 @@ class LongRunFlagsTest {
     void appFlagsWithoutDoubleDashAreUnknown() {
         assertThat(parse(new TakeoverRun.Flags(), "--session-timeout", "3s").err())
                 .startsWith("Unknown option: '--session-timeout'");
+    }
+
+    @Test
+    void appFlagsBeforeDoubleDashAreAnError() {
+        Parsed parsed = parse(new TakeoverRun.Flags(), "4", "--", "--standby-replicas", "1");
+
+        assertThat(parsed.exit()).hasValue(2);
+        assertThat(parsed.err()).startsWith("Unmatched argument before --: '4'");
+        assertThat(parse(new TakeoverRun.Flags(), "3s").err()).startsWith("Unmatched argument before --: '3s'");
     }
 
     private static <T> T filled(T flags, String... args) {

@@ -1,6 +1,7 @@
 package io.cognitionstreams.testing;
 
 import java.io.PrintStream;
+import java.util.List;
 import java.util.OptionalInt;
 
 import picocli.CommandLine;
@@ -9,10 +10,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
- * Flags of the long runs under bin/ (bin/crash-test, bin/soak, ...) and the benchmarks that run a main of the test
- * sources. Each declares its flags once, as a picocli {@code @Command} class like the `cognition` commands; this
- * parses the arguments into it, so that a mistyped flag stops the run before it starts anything rather than being
- * ignored in favour of a default run of tens of minutes.
+ * Flags of the mains in the test sources: the long runs under bin/ (bin/crash-test, bin/soak, ...) and ProduceBench.
+ * Each declares its flags once, as a picocli {@code @Command} class like the `cognition` commands; this parses the
+ * arguments into it, so that a mistyped flag stops the run before it starts anything rather than being ignored in
+ * favour of a default run of tens of minutes.
  */
 public final class RunArgs {
 
@@ -40,16 +41,32 @@ public final class RunArgs {
                 .description("Print this help and exit, starting nothing.").build());
         try {
             commandLine.parseArgs(args);
+            if (commandLine.isUsageHelpRequested()) {
+                commandLine.usage(out);
+                return OptionalInt.of(0);
+            }
+            requireAfterDelimiter(commandLine, List.of(args));
         } catch (ParameterException e) {
             err.println(e.getMessage());
             commandLine.usage(err);
             return OptionalInt.of(2);
         }
-        if (commandLine.isUsageHelpRequested()) {
-            commandLine.usage(out);
-            return OptionalInt.of(0);
-        }
         return OptionalInt.empty();
+    }
+
+    /**
+     * A run's positional parameters are flags it hands on (bin/takeover's to `cognition run`), taken after
+     * {@code --} only: picocli would take a stray word before it too, which the app would refuse only once started.
+     */
+    private static void requireAfterDelimiter(CommandLine commandLine, List<String> args) {
+        int delimiter = args.indexOf("--");
+        int after = delimiter < 0 ? 0 : args.size() - delimiter - 1;
+        List<String> positional = commandLine.getCommandSpec().positionalParameters().stream()
+                .flatMap(spec -> spec.originalStringValues().stream()).toList();
+        if (positional.size() > after) {
+            throw new ParameterException(commandLine, "Unmatched argument before --: '"
+                    + String.join("', '", positional.subList(0, positional.size() - after)) + "'");
+        }
     }
 
     /** The {@code --seed} of the runs that draw at random (kill times, victims, records): a run repeats with it. */
