@@ -21,22 +21,17 @@ import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.testing.RunArgs;
 import io.cognitionstreams.topics.Topics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * `cognition produce --file` against Kafka's own console producer on the same file of valid cognition.requests
  * lines, each a fresh JVM as a user runs it, on an embedded broker started here (no pipeline reads the topic).
  * Every run must grow the topic by exactly the file's lines. Figures go in docs/benchmarks.md.
  *
- * <pre>
- * bin/test-main io.cognitionstreams.bench.ProduceBench [--lines N] [--runs N]
- *     [--console-classpath FILE] [--cognition-classpath FILE]
- * </pre>
- *
- * `cognition produce` runs through bin/cognition, as a user runs it. {@code --cognition-classpath} names a file
- * holding the classpath of another build (an older commit, say) to run instead, with {@code java -Xmx1g}.
- * {@code --console-classpath} names a file holding a classpath with {@code org.apache.kafka:kafka-tools}; without
- * it only `cognition produce` runs.
+ * {@code bin/test-main io.cognitionstreams.bench.ProduceBench --help} lists its flags ({@link Flags}).
  */
 public final class ProduceBench {
 
@@ -46,24 +41,40 @@ public final class ProduceBench {
     private ProduceBench() {
     }
 
+    @Command(name = "bin/test-main io.cognitionstreams.bench.ProduceBench", description = "`cognition produce "
+            + "--file` against Kafka's console producer on the same file of requests, each run a fresh JVM, on an "
+            + "embedded broker; figures for docs/benchmarks.md.")
+    static final class Flags {
+
+        @Option(names = "--lines", paramLabel = "N", defaultValue = "50000",
+                description = "Requests in the file (default: ${DEFAULT-VALUE}).")
+        int lines;
+
+        @Option(names = "--runs", paramLabel = "N", defaultValue = "3",
+                description = "Runs of each producer (default: ${DEFAULT-VALUE}).")
+        int runs;
+
+        @Option(names = "--console-classpath", paramLabel = "FILE", description = "A file holding a classpath with "
+                + "org.apache.kafka:kafka-tools; without it only `cognition produce` runs.")
+        Path consoleClasspath;
+
+        @Option(names = "--cognition-classpath", paramLabel = "FILE", description = "A file holding the classpath "
+                + "of another build (an older commit, say) to run `cognition produce` from with java -Xmx1g "
+                + "(default: bin/cognition, as a user runs it).")
+        Path cognitionClasspath;
+    }
+
     public static void main(String[] args) throws Exception {
-        int lines = 50_000;
-        int runs = 3;
-        String consoleClasspath = null;
-        List<String> cognition = List.of(Path.of("bin", "cognition").toAbsolutePath().toString());
-        for (int i = 0; i < args.length; i += 2) {
-            switch (args[i]) {
-                case "--lines" -> lines = Integer.parseInt(args[i + 1]);
-                case "--runs" -> runs = Integer.parseInt(args[i + 1]);
-                case "--console-classpath" -> consoleClasspath = Files.readString(Path.of(args[i + 1])).strip();
-                case "--cognition-classpath" -> cognition = List.of(java(), "-Xmx1g", "-cp",
-                        Files.readString(Path.of(args[i + 1])).strip(), "io.cognitionstreams.cli.CognitionCli");
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        Flags flags = RunArgs.parseOrExit(new Flags(), args);
+        String consoleClasspath = flags.consoleClasspath == null ? null
+                : Files.readString(flags.consoleClasspath).strip();
+        List<String> cognition = flags.cognitionClasspath == null
+                ? List.of(Path.of("bin", "cognition").toAbsolutePath().toString())
+                : List.of(java(), "-Xmx1g", "-cp", Files.readString(flags.cognitionClasspath).strip(),
+                        "io.cognitionstreams.cli.CognitionCli");
         Path dir = Files.createTempDirectory("produce-bench");
         Path file = dir.resolve("requests.jsonl");
-        writeRequests(file, lines);
+        writeRequests(file, flags.lines);
         Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(
                 new BrokerSettings(dir.resolve("broker"), 0, 0, Duration.ofSeconds(60)));
@@ -71,14 +82,14 @@ public final class ProduceBench {
                      broker.bootstrapServers()))) {
             TopicProvisioner.ensure(admin, topics, 3, (short) 1);
             String bootstrap = broker.bootstrapServers();
-            System.out.printf("%d lines, %,d bytes, broker %s%n", lines, Files.size(file), bootstrap);
-            for (int run = 1; run <= runs; run++) {
+            System.out.printf("%d lines, %,d bytes, broker %s%n", flags.lines, Files.size(file), bootstrap);
+            for (int run = 1; run <= flags.runs; run++) {
                 List<String> produce = new ArrayList<>(cognition);
                 produce.addAll(List.of("produce", "--topic", Topics.COGNITION_REQUESTS, "--file", file.toString(),
                         "--bootstrap-servers", bootstrap));
-                measure(admin, "cognition produce", lines, produce, null);
+                measure(admin, "cognition produce", flags.lines, produce, null);
                 if (consoleClasspath != null) {
-                    measure(admin, "kafka ConsoleProducer", lines, List.of(java(), "-Xmx1g", "-cp",
+                    measure(admin, "kafka ConsoleProducer", flags.lines, List.of(java(), "-Xmx1g", "-cp",
                             consoleClasspath, "org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server",
                             bootstrap, "--topic", Topics.COGNITION_REQUESTS), file);
                 }

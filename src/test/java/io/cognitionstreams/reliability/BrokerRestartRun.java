@@ -23,7 +23,10 @@ import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.testing.RunArgs;
 import io.cognitionstreams.topics.Topics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The broker stops mid-run and comes back on the same data and ports, once per downtime given, as in a restart of
@@ -213,18 +216,42 @@ final class BrokerRestartRun {
         }
     }
 
-    /**
-     * {@code bin/broker-restart [--requests N] [--rate R] [--downtimes 5,65,120] [--max-block 60] [--abort-hanging]}
-     * (seconds).
-     */
-    public static void main(String[] args) throws Exception {
-        List<Duration> downtimes = new ArrayList<>();
-        for (String seconds : CrashRun.arg(args, "--downtimes", "5,65,120").split(",")) {
-            downtimes.add(Duration.ofSeconds(Long.parseLong(seconds.strip())));
+    @Command(name = "bin/broker-restart", description = "Stops the embedded broker mid-run and starts it again, "
+            + "once per downtime, while the app runs untouched; exit 0 when every request is answered exactly once "
+            + "and every capability is running.")
+    static final class Flags {
+
+        @Option(names = "--requests", paramLabel = "N", defaultValue = "20000",
+                description = "Requests to send (default: ${DEFAULT-VALUE}).")
+        int requests;
+
+        @Option(names = "--rate", paramLabel = "R", defaultValue = "100",
+                description = "Requests per second (default: ${DEFAULT-VALUE}).")
+        int rate;
+
+        @Option(names = "--downtimes", paramLabel = "S", split = ",", defaultValue = "5,65,120",
+                description = "Seconds the broker stays down, one outage each, after equal shares of the requests "
+                        + "(default: ${DEFAULT-VALUE}).")
+        List<Long> downtimes;
+
+        @Option(names = "--max-block", paramLabel = "S", defaultValue = "60",
+                description = "The app clients' max.block.ms in seconds; a downtime over it fails blocked "
+                        + "transactional calls for good (default: ${DEFAULT-VALUE}).")
+        int maxBlock;
+
+        @Option(names = "--abort-hanging", description = "Should the broker come back with a hanging transaction, "
+                + "abort it as an operator would and go on, instead of failing with its description.")
+        boolean abortHanging;
+
+        Options options() {
+            return new Options(requests, rate, downtimes.stream().map(Duration::ofSeconds).toList(),
+                    Duration.ofSeconds(maxBlock), abortHanging);
         }
-        Options options = new Options(CrashRun.intArg(args, "--requests", 20_000), CrashRun.intArg(args, "--rate",
-                100), downtimes, Duration.ofSeconds(CrashRun.intArg(args, "--max-block", 60)),
-                List.of(args).contains("--abort-hanging"));
+    }
+
+    /** {@code bin/broker-restart}: the long form. */
+    public static void main(String[] args) throws Exception {
+        Options options = RunArgs.parseOrExit(new Flags(), args).options();
         Report report = run(Files.createTempDirectory("cognition-broker-restart"), options, System.out);
         System.exit(report.ok() ? 0 : 1);
     }

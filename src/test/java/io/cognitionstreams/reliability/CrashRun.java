@@ -14,7 +14,11 @@ import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.testing.RunArgs;
 import io.cognitionstreams.topics.Topics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The crash test: the app runs in a child JVM while requests flow and is killed with SIGKILL at random moments,
@@ -87,11 +91,33 @@ final class CrashRun {
         return app;
     }
 
-    /** {@code bin/crash-test [--requests N] [--kills K] [--rate R] [--seed S]}: the long form. */
+    @Command(name = "bin/crash-test", description = "SIGKILLs `cognition run` at random moments while requests flow, "
+            + "restarting it each time; exit 0 when every request has exactly one of each output.")
+    static final class Flags {
+
+        @Option(names = "--requests", paramLabel = "N", defaultValue = "50000",
+                description = "Requests to send (default: ${DEFAULT-VALUE}).")
+        int requests;
+
+        @Option(names = "--kills", paramLabel = "K", defaultValue = "10",
+                description = "SIGKILLs of the app (default: ${DEFAULT-VALUE}).")
+        int kills;
+
+        @Option(names = "--rate", paramLabel = "R", defaultValue = "500",
+                description = "Requests per second (default: ${DEFAULT-VALUE}).")
+        int rate;
+
+        @Mixin
+        RunArgs.Seed seed;
+
+        Options options() {
+            return new Options(requests, kills, rate, seed.value);
+        }
+    }
+
+    /** {@code bin/crash-test}: the long form. */
     public static void main(String[] args) throws Exception {
-        Options options = new Options(intArg(args, "--requests", 50_000), intArg(args, "--kills", 10),
-                intArg(args, "--rate", 500), Long.parseLong(arg(args, "--seed",
-                String.valueOf(System.currentTimeMillis()))));
+        Options options = RunArgs.parseOrExit(new Flags(), args).options();
         Path workDir = Files.createTempDirectory("cognition-crash");
         Report report;
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(new BrokerSettings(workDir.resolve("kafka"), 0,
@@ -99,18 +125,5 @@ final class CrashRun {
             report = run(broker.bootstrapServers(), workDir, options, System.out);
         }
         System.exit(report.verdict().ok() ? 0 : 1);
-    }
-
-    static String arg(String[] args, String name, String fallback) {
-        for (int i = 0; i < args.length - 1; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        return fallback;
-    }
-
-    static int intArg(String[] args, String name, int fallback) {
-        return Integer.parseInt(arg(args, name, String.valueOf(fallback)));
     }
 }

@@ -20,7 +20,11 @@ import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.BrokerCluster;
 import io.cognitionstreams.topics.Topic;
+import io.cognitionstreams.testing.RunArgs;
 import io.cognitionstreams.topics.Topics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * Broker failover: the app ({@code cognition run} in a child JVM, exactly_once_v2, every topic at replication
@@ -200,10 +204,30 @@ final class FailoverRun {
         return (System.nanoTime() - since) / 1e9;
     }
 
-    /** {@code bin/broker-failover [--kills N] [--rate R] [--seed S]}: the long form. */
+    @Command(name = "bin/broker-failover", description = "Kills the node leading the most partitions of a "
+            + "three-broker cluster while `cognition run` answers requests; exit 0 when every request is answered "
+            + "exactly once.")
+    static final class Flags {
+
+        @Option(names = "--kills", paramLabel = "N", defaultValue = "2",
+                description = "SIGKILLs, each of the busiest leader (default: ${DEFAULT-VALUE}).")
+        int kills;
+
+        @Option(names = "--rate", paramLabel = "R", defaultValue = "50",
+                description = "Requests per second (default: ${DEFAULT-VALUE}).")
+        int rate;
+
+        @Mixin
+        RunArgs.Seed seed;
+
+        Options options() {
+            return new Options(kills, rate, seed.value, true);
+        }
+    }
+
+    /** {@code bin/broker-failover}: the long form. */
     public static void main(String[] args) throws Exception {
-        Options options = new Options(CrashRun.intArg(args, "--kills", 2), CrashRun.intArg(args, "--rate", 50),
-                Long.parseLong(CrashRun.arg(args, "--seed", String.valueOf(System.currentTimeMillis()))), true);
+        Options options = RunArgs.parseOrExit(new Flags(), args).options();
         Path workDir = Files.createTempDirectory("cognition-failover");
         Report report;
         try (BrokerCluster cluster = BrokerCluster.start(workDir.resolve("cluster"), NODES, START_TIMEOUT)) {

@@ -19,7 +19,12 @@ import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.testing.RunArgs;
 import io.cognitionstreams.topics.Topics;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * Kill and restart on the embedded default: {@code cognition run --data-dir D} in a child JVM with the broker inside
@@ -237,15 +242,47 @@ final class RestartRun {
         return String.format("%s p50 %.1f s, max %.1f s", name, median, sorted.get(sorted.size() - 1));
     }
 
-    /**
-     * {@code bin/kill-restart [--kills N] [--rate R] [--seed S] [--abort-hanging | --app-aborts-hanging]}: the long
-     * form.
-     */
+    @Command(name = "bin/kill-restart", description = "SIGKILLs `cognition run --data-dir D`, broker and all, while "
+            + "requests flow and starts it again on the same data; exit 0 when every request is answered exactly "
+            + "once. A hanging transaction left by a kill fails the run unless one of the two flags below says else.")
+    static final class Flags {
+
+        @Option(names = "--kills", paramLabel = "N", defaultValue = "10",
+                description = "SIGKILLs of the app (default: ${DEFAULT-VALUE}).")
+        int kills;
+
+        @Option(names = "--rate", paramLabel = "R", defaultValue = "20",
+                description = "Requests per second (default: ${DEFAULT-VALUE}).")
+        int rate;
+
+        @Mixin
+        RunArgs.Seed seed;
+
+        /** Null when neither flag is given: a hanging transaction fails the run. */
+        @ArgGroup
+        Hanging hanging;
+
+        static final class Hanging {
+
+            @Option(names = "--abort-hanging", required = true, description = "Abort it as an operator would and go "
+                    + "on, reporting that restart as stalled and leaving it out of the figures.")
+            boolean runAborts;
+
+            @Option(names = "--app-aborts-hanging", required = true,
+                    description = "Leave it to the app (30 s hanging limit) and report what the app aborted.")
+            boolean appAborts;
+        }
+
+        Options options() {
+            OnHanging onHanging = hanging == null ? OnHanging.FAIL
+                    : hanging.runAborts ? OnHanging.RUN_ABORTS : OnHanging.APP_ABORTS;
+            return new Options(kills, rate, seed.value, onHanging);
+        }
+    }
+
+    /** {@code bin/kill-restart}: the long form. */
     public static void main(String[] args) throws Exception {
-        Options options = new Options(CrashRun.intArg(args, "--kills", 10), CrashRun.intArg(args, "--rate", 20),
-                Long.parseLong(CrashRun.arg(args, "--seed", String.valueOf(System.currentTimeMillis()))),
-                List.of(args).contains("--abort-hanging") ? OnHanging.RUN_ABORTS
-                        : List.of(args).contains("--app-aborts-hanging") ? OnHanging.APP_ABORTS : OnHanging.FAIL);
+        Options options = RunArgs.parseOrExit(new Flags(), args).options();
         Report report = run(Files.createTempDirectory("cognition-restart"), options, System.out);
         List<Restart> clean = report.clean();
         System.out.printf("%d restarts, %d of them stalled on hanging transactions (aborted, not timed); the app "

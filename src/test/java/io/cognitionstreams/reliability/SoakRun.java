@@ -40,7 +40,11 @@ import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.testing.RunArgs;
 import io.cognitionstreams.topics.Topics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The soak: malformed records of every kind ({@link Malformed}) mixed with valid requests, while the app runs.
@@ -244,11 +248,33 @@ final class SoakRun {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** {@code bin/soak [--malformed N] [--valid N] [--rate R] [--seed S]}: the long form, on its own broker. */
+    @Command(name = "bin/soak", description = "Malformed records of every kind mixed with valid requests while the "
+            + "app runs; exit 0 when each malformed record has one dead letter and each request one answer.")
+    static final class Flags {
+
+        @Option(names = "--malformed", paramLabel = "N", defaultValue = "10000",
+                description = "Malformed records to send (default: ${DEFAULT-VALUE}).")
+        int malformed;
+
+        @Option(names = "--valid", paramLabel = "N", defaultValue = "10000",
+                description = "Valid requests to send among them (default: ${DEFAULT-VALUE}).")
+        int valid;
+
+        @Option(names = "--rate", paramLabel = "R", defaultValue = "500",
+                description = "Records per second (default: ${DEFAULT-VALUE}).")
+        int rate;
+
+        @Mixin
+        RunArgs.Seed seed;
+
+        Options options() {
+            return new Options(malformed, valid, rate, seed.value);
+        }
+    }
+
+    /** {@code bin/soak}: the long form, on its own broker. */
     public static void main(String[] args) throws Exception {
-        Options options = new Options(CrashRun.intArg(args, "--malformed", 10_000),
-                CrashRun.intArg(args, "--valid", 10_000), CrashRun.intArg(args, "--rate", 500),
-                Long.parseLong(CrashRun.arg(args, "--seed", String.valueOf(System.currentTimeMillis()))));
+        Options options = RunArgs.parseOrExit(new Flags(), args).options();
         Path workDir = Files.createTempDirectory("cognition-soak");
         Report report;
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(new BrokerSettings(workDir.resolve("kafka"), 0,

@@ -17,7 +17,12 @@ import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.testing.RunArgs;
 import io.cognitionstreams.topics.Topics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * Takeover by a surviving instance: two instances of {@code cognition run} (child JVMs, one application id, state
@@ -134,14 +139,34 @@ final class TakeoverRun {
                 args.toArray(String[]::new));
     }
 
-    /** {@code bin/takeover [--kills N] [--rate R] [--seed S] [-- cognition run flags]}: the long form. */
+    @Command(name = "bin/takeover", description = "Two instances of `cognition run`; one is SIGKILLed while requests "
+            + "flow and the survivor takes over, then it is started again before the next kill, which takes the "
+            + "other; exit 0 when every request is answered exactly once.")
+    static final class Flags {
+
+        @Option(names = "--kills", paramLabel = "N", defaultValue = "4",
+                description = "SIGKILLs, of each instance in turn (default: ${DEFAULT-VALUE}).")
+        int kills;
+
+        @Option(names = "--rate", paramLabel = "R", defaultValue = "20",
+                description = "Requests per second (default: ${DEFAULT-VALUE}).")
+        int rate;
+
+        @Mixin
+        RunArgs.Seed seed;
+
+        @Parameters(paramLabel = "RUN-FLAGS", description = "After --: `cognition run` flags for both instances, "
+                + "e.g. -- --session-timeout 3s --standby-replicas 1.")
+        List<String> appArgs = new ArrayList<>();
+
+        Options options() {
+            return new Options(kills, rate, seed.value, List.copyOf(appArgs));
+        }
+    }
+
+    /** {@code bin/takeover}: the long form. */
     public static void main(String[] args) throws Exception {
-        List<String> all = List.of(args);
-        int split = all.indexOf("--");
-        String[] own = (split < 0 ? all : all.subList(0, split)).toArray(String[]::new);
-        List<String> appArgs = split < 0 ? List.of() : all.subList(split + 1, all.size());
-        Options options = new Options(CrashRun.intArg(own, "--kills", 4), CrashRun.intArg(own, "--rate", 20),
-                Long.parseLong(CrashRun.arg(own, "--seed", String.valueOf(System.currentTimeMillis()))), appArgs);
+        Options options = RunArgs.parseOrExit(new Flags(), args).options();
         Path workDir = Files.createTempDirectory("cognition-takeover");
         Report report;
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(new BrokerSettings(workDir.resolve("kafka"), 0,
