@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 
-import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
 import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
