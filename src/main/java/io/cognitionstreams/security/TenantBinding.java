@@ -3,7 +3,9 @@ package io.cognitionstreams.security;
 import java.util.List;
 import java.util.Optional;
 
+import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.governance.MemoryScopes;
+import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -39,6 +41,23 @@ public final class TenantBinding {
                     + tenant + ".<name>', or leave memory_scope out for its session's own");
         }
         return Optional.empty();
+    }
+
+    /**
+     * Refuses a request read from {@code topic} when that is a tenant's requests topic and the request is not the
+     * tenant's to send; a request on any other topic passes, and so does a null one (the request's own rules refuse
+     * it).
+     *
+     * @throws InvalidRecordException the reason, naming the tenant and the topic: the request is dead-lettered
+     */
+    public static void requireBound(String topic, CognitionRequest request) {
+        if (request == null) {
+            return;
+        }
+        Topics.tenantOfRequests(topic).flatMap(tenant -> problem(tenant, request.getSessionId(),
+                request.getMemoryScope())).ifPresent(problem -> {
+                    throw new InvalidRecordException(problem);
+                });
     }
 
     private static boolean ownScope(String tenant, String scope) {
