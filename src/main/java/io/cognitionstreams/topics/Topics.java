@@ -120,8 +120,23 @@ public final class Topics {
     /** The tenant whose requests topic this is, if it is one. */
     public static Optional<String> tenantOfRequests(String topic) {
         String prefix = COGNITION_REQUESTS + ".";
-        return topic.startsWith(prefix) && topic.length() > prefix.length()
-                ? Optional.of(topic.substring(prefix.length())) : Optional.empty();
+        if (!topic.startsWith(prefix)) {
+            return Optional.empty();
+        }
+        String tenant = topic.substring(prefix.length());
+        return tenant.isEmpty() || tenant.contains(".") ? Optional.empty() : Optional.of(tenant);
+    }
+
+    /** The tenant whose topic this is, a requests topic or one of its per-tenant channels, if it is one. */
+    private static Optional<String> tenantOfTopic(String topic) {
+        Optional<String> requests = tenantOfRequests(topic);
+        if (requests.isPresent() || !topic.startsWith(CHANNEL_PREFIX)) {
+            return requests;
+        }
+        String rest = topic.substring(CHANNEL_PREFIX.length());
+        int dot = rest.indexOf('.');
+        return dot > 0 && Channel.ofId(rest.substring(dot + 1)).filter(Channel::perTenant).isPresent()
+                ? Optional.of(rest.substring(0, dot)) : Optional.empty();
     }
 
     /** How every topic of one tenant's channels begins, {@code channel.<tenant>.}: what its agent may read. */
@@ -335,8 +350,14 @@ public final class Topics {
         return Collections.unmodifiableList(all);
     }
 
+    /**
+     * The topic of this name, including any tenant's own topics: a client that knows no tenants (the CLI's
+     * {@code produce} and {@code tail}) still writes and reads them with their serdes.
+     */
     public Optional<Topic<?, ?>> byName(String name) {
-        return all.stream().filter(t -> t.name().equals(name)).findFirst();
+        Optional<Topic<?, ?>> named = all.stream().filter(t -> t.name().equals(name)).findFirst();
+        return named.or(() -> tenantOfTopic(name).filter(tenant -> !tenants.contains(tenant))
+                .flatMap(tenant -> new Topics(avro, limits, List.of(tenant)).byName(name)));
     }
 
     /** The value serde of any record type, for topics other components define (e.g. changelogs, DLQ writers). */

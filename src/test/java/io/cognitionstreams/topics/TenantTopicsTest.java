@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.serde.AvroSerdes;
@@ -34,6 +35,20 @@ class TenantTopicsTest {
         assertThat(Topics.tenantOfRequests("cognition.requests.tenant-a")).contains("tenant-a");
         assertThat(Topics.tenantOfRequests(Topics.COGNITION_REQUESTS)).isEmpty();
         assertThat(Topics.tenantOfRequests("cognition.requests.")).isEmpty();
+    }
+
+    @Test
+    void aClientThatKnowsNoTenantsFindsAnyTenantsTopicsByName() {
+        Topics plain = new Topics(AvroSerdes.forRegistry(Optional.empty()));
+
+        assertThat(plain.byName("cognition.requests.acme")).hasValueSatisfying(topic ->
+                assertThat(topic.valueType()).isEqualTo(CognitionRequest.class));
+        assertThat(plain.byName("channel.acme.cli_chat")).hasValueSatisfying(topic ->
+                assertThat(topic.valueType()).isEqualTo(RoutedBlock.class));
+        assertThat(plain.byName("channel.acme.council_chat")).isEmpty();
+        assertThat(plain.byName("cognition.requests.acme.eu")).isEmpty();
+        assertThat(plain.byName("channel.acme.eu.cli_chat")).isEmpty();
+        assertThat(TOPICS.byName("cognition.requests.tenant-a")).contains(TOPICS.tenantRequestTopics().get(0));
     }
 
     @Test
