@@ -299,7 +299,8 @@ final class RunCommand implements Callable<Integer> {
                 return 2;
             }
             secured = Optional.of(SecureDeployment.prepare(secretsDir != null ? secretsDir
-                    : dataDir.resolve("secrets"), new Principals(tenants(), councilRoles), applicationId));
+                    : dataDir.resolve("secrets"), new Principals(tenants(tenants, secure), councilRoles),
+                    applicationId));
         }
         if (bootstrap == null) {
             // The broker takes seconds to start, more after an unclean stop: say what is going on meanwhile.
@@ -334,7 +335,7 @@ final class RunCommand implements Callable<Integer> {
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
                 gatekeeper, council, secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
-                tools, memorySettings, tenants());
+                tools, memorySettings, tenants(tenants, secure));
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
@@ -397,10 +398,10 @@ final class RunCommand implements Callable<Integer> {
      * principals there) and none without, so an open `run` keeps the topics it always had. Checked as principal
      * names either way: no dot, so no tenant's topics are another's.
      */
-    private List<String> tenants() {
-        List<String> given = tenants != null ? tenants
+    static List<String> tenants(List<String> given, boolean secure) {
+        List<String> named = given != null ? given
                 : secure ? List.of(Principals.DEFAULT_TENANTS.split(",")) : List.of();
-        return new Principals(given, List.of()).tenants();
+        return new Principals(named, List.of()).tenants();
     }
 
     private static Settings.Tuning reportOnly(Settings.Tuning tuning, PrintWriter err) {
