@@ -389,11 +389,6 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * Aborting another producer's transaction (WriteTxnMarkers) needs CLUSTER_ACTION, which would also let User:app
-     * fetch any partition as a replica, past every topic ACL: secured, the app reports hanging transactions with
-     * the command that aborts them, for an operator with the broker's own login.
-     */
-    /**
      * The tenants with topics of their own: those given, else the default ones with --secure (their agents are
      * principals there) and none without, so an open `run` keeps the topics it always had. Checked as principal
      * names either way: no dot, so no tenant's topics are another's.
@@ -404,6 +399,11 @@ final class RunCommand implements Callable<Integer> {
         return new Principals(named, List.of()).tenants();
     }
 
+    /**
+     * Aborting another producer's transaction (WriteTxnMarkers) needs CLUSTER_ACTION, which would also let User:app
+     * fetch any partition as a replica, past every topic ACL: secured, the app reports hanging transactions with
+     * the command that aborts them, for an operator with the broker's own login.
+     */
     private static Settings.Tuning reportOnly(Settings.Tuning tuning, PrintWriter err) {
         if (tuning.abortHangingTransactions()) {
             err.println("secured: hanging transactions are reported, not aborted by the app (docs/security.md)");
