@@ -74,13 +74,6 @@ public record Settings(String bootstrapServers, String applicationId, Path state
                 clientProperties, executor, memory, tenants);
     }
 
-    /** The same settings with these tenants' topics. */
-    public Settings withTenants(List<String> other) {
-        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
-                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
-                clientProperties, executor, memory, other);
-    }
-
     /** The same settings with another tool loop (tests that run the executor). */
     public Settings withExecutor(ExecutorSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,

@@ -38,8 +38,8 @@ public final class TopicProvisioner {
             // Assembly reads the tenants' requests topics in the same tasks as cognition.requests, so a tenant
             // added later gets the partitions cognition.requests has, whatever the setting is now.
             int requestPartitions = existing.contains(Topics.COGNITION_REQUESTS)
-                    ? admin.describeTopics(List.of(Topics.COGNITION_REQUESTS)).allTopicNames().get(30, TimeUnit.SECONDS)
-                            .get(Topics.COGNITION_REQUESTS).partitions().size()
+                    ? admin.describeTopics(List.of(Topics.COGNITION_REQUESTS)).allTopicNames()
+                            .get(30, TimeUnit.SECONDS).get(Topics.COGNITION_REQUESTS).partitions().size()
                     : partitions;
             List<NewTopic> missing = new ArrayList<>();
             for (Topic<?, ?> topic : topics.all()) {

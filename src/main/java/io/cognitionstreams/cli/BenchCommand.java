@@ -181,11 +181,11 @@ final class BenchCommand implements Callable<Integer> {
             // The pipeline as its users meet it: a writer of the shared requests topic sends (only the app may: an
             // agent writes its tenant's topic, whose sessions the bench's are not), a reader of the shared
             // channels reads. The pass-through topic sits under the app's prefix, so the app owns it.
-            Map<String, Object> agent = secured.isEmpty() ? client
+            Map<String, Object> sender = secured.isEmpty() ? client
                     : secured.get().clientSettings(Principals.APP, client);
             Map<String, Object> reader = secured.isEmpty() ? client
                     : secured.get().clientSettings(Principals.OPERATOR, client);
-            deployment.prepare(client, new EndToEndBench(agent, reader, err, drainTimeout),
+            deployment.prepare(client, new EndToEndBench(sender, reader, err, drainTimeout),
                     new EndToEndBench(client, err, drainTimeout));
             return deployment;
         } catch (Exception | Error e) {

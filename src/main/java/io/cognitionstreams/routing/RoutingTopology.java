@@ -26,9 +26,9 @@ import io.cognitionstreams.topology.Outputs;
 
 /**
  * Marker routing: llm.outputs -> {@link OutputRouter} (parse, scrub, address) -> channel.* topics (a tenant's
- * sessions' chat blocks to the tenant's own, channel.<tenant>.*); EXECUTE blocks to
- * tool.calls instead (only an approved call reaches channel.shell, through the gatekeeper); what was redacted to
- * cognition.events; three INTERRUPTs in a row in a session to the council as one ESCALATION.
+ * sessions' chat blocks to the tenant's own, channel.<tenant>.*); EXECUTE blocks to tool.calls instead (only an
+ * approved call reaches channel.shell, through the gatekeeper); what was redacted to cognition.events; three
+ * INTERRUPTs in a row in a session to the council as one ESCALATION.
  */
 public final class RoutingTopology {
 

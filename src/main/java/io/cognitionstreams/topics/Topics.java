@@ -94,12 +94,10 @@ public final class Topics {
         return topic + "-" + partition + "@" + offset;
     }
 
-    /** Every topic of the pipeline without tenants. Names do not depend on the wire format: any serdes name them. */
-    public static List<String> names() {
-        return names(List.of());
-    }
-
-    /** Every topic of the pipeline with these tenants' own. */
+    /**
+     * Every topic of the pipeline, these tenants' own among them. Names do not depend on the wire format: any serdes
+     * name them.
+     */
     public static List<String> names(List<String> tenants) {
         return new Topics(AvroSerdes.forRegistry(Optional.empty()), OutputLimits.defaults(), tenants).all().stream()
                 .map(Topic::name).toList();
