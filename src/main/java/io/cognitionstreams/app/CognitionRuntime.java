@@ -120,10 +120,12 @@ public final class CognitionRuntime implements AutoCloseable {
         Map<String, Object> client = settings.clientConfig();
         Topics topics;
         try (Admin admin = Admin.create(client)) {
-            Topics named = new Topics(AvroSerdes.forRegistry(settings.schemaRegistryUrl()));
+            Topics named = new Topics(AvroSerdes.forRegistry(settings.schemaRegistryUrl()), OutputLimits.defaults(),
+                    settings.tenants());
             TopicProvisioner.ensure(admin, named, settings.partitions(), settings.replicationFactor());
             topics = new Topics(named.avro(), OutputLimits.read(admin,
-                    named.all().stream().map(Topic::name).toList(), OutputLimits.DEFAULT_MAX_REQUEST_BYTES));
+                    named.all().stream().map(Topic::name).toList(), OutputLimits.DEFAULT_MAX_REQUEST_BYTES),
+                    settings.tenants());
         }
         requireRoomForLetters(topics.limits());
         Map<String, Object> publisher = new HashMap<>(governance);

@@ -2,6 +2,7 @@ package io.cognitionstreams.app;
 
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.time.Duration;
 import java.util.Optional;
@@ -34,16 +35,19 @@ import io.cognitionstreams.routing.RoutingLimits;
  *                          app's own where its guarantees need those ({@link #clientConfig()})
  * @param executor          the tool loop: MCP servers, the shell runner, the signing key, auto-continue
  * @param memory            how much episodic memory each scope keeps, and what embeds it
+ * @param tenants           tenants with topics of their own: a requests topic whose requests are bound to the
+ *                          tenant, and their sessions' chat channels (docs/security.md, "Tenants"); none by default
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
                        RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
                        Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor,
-                       MemorySettings memory) {
+                       MemorySettings memory, List<String> tenants) {
 
     public Settings {
         clientProperties = Map.copyOf(clientProperties);
+        tenants = List.copyOf(tenants);
     }
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
@@ -53,28 +57,28 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
                 GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults(), Map.of(),
-                ExecutorSettings.none(), MemorySettings.defaults());
+                ExecutorSettings.none(), MemorySettings.defaults(), List.of());
     }
 
     /** The same settings with another council (tests and tools that drive the council with short timeouts). */
     public Settings withCouncil(CouncilSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning,
-                clientProperties, executor, memory);
+                clientProperties, executor, memory, tenants);
     }
 
     /** The same settings with another model (tests that answer packets from a model endpoint of their own). */
     public Settings withModel(ModelSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, other, compression, routing, gatekeeper, council, tuning,
-                clientProperties, executor, memory);
+                clientProperties, executor, memory, tenants);
     }
 
     /** The same settings with another tool loop (tests that run the executor). */
     public Settings withExecutor(ExecutorSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
-                clientProperties, other, memory);
+                clientProperties, other, memory, tenants);
     }
 
     /**
@@ -84,7 +88,7 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public Settings withClient(Map<String, Object> properties, Tuning other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, other,
-                properties, executor, memory);
+                properties, executor, memory, tenants);
     }
 
     /** What a plain client of the app (admin, publisher, model worker) starts from: the file's, then the cluster. */

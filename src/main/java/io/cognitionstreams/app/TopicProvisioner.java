@@ -35,10 +35,17 @@ public final class TopicProvisioner {
     public static List<String> ensure(Admin admin, Topics topics, int partitions, short replicationFactor) {
         try {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            // Assembly reads the tenants' requests topics in the same tasks as cognition.requests, so a tenant
+            // added later gets the partitions cognition.requests has, whatever the setting is now.
+            int requestPartitions = existing.contains(Topics.COGNITION_REQUESTS)
+                    ? admin.describeTopics(List.of(Topics.COGNITION_REQUESTS)).allTopicNames()
+                            .get(30, TimeUnit.SECONDS).get(Topics.COGNITION_REQUESTS).partitions().size()
+                    : partitions;
             List<NewTopic> missing = new ArrayList<>();
             for (Topic<?, ?> topic : topics.all()) {
                 if (!existing.contains(topic.name())) {
-                    missing.add(new NewTopic(topic.name(), partitions, replicationFactor).configs(topic.configs()));
+                    int count = Topics.tenantOfRequests(topic.name()).isPresent() ? requestPartitions : partitions;
+                    missing.add(new NewTopic(topic.name(), count, replicationFactor).configs(topic.configs()));
                 }
             }
             List<String> created = new ArrayList<>();

@@ -23,6 +23,7 @@ import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.security.TenantBinding;
 import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
@@ -66,6 +67,8 @@ final class AssemblyProcessors {
 
         @Override
         public void process(Record<String, CognitionRequest> record) {
+            // Which topic a request was read from is the one thing about its writer the broker vouches for.
+            TenantBinding.requireBound(context.recordMetadata().orElseThrow().topic(), record.value());
             SessionAssembly.Turn turn;
             try {
                 turn = sessions.assemble(memory, record.value(), EventSources.of(context));

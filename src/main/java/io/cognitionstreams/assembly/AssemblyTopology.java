@@ -1,5 +1,8 @@
 package io.cognitionstreams.assembly;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Named;
@@ -23,8 +26,8 @@ import io.cognitionstreams.topology.CouncilSeal;
 import io.cognitionstreams.topology.Outputs;
 
 /**
- * Budget compression: cognition.requests -> packets within budget -> cognition.packets, with what it needs kept in
- * state: each session's history (fed back from llm.outputs), a pending re-anchoring protocol (from denied calls on
+ * Budget compression: cognition.requests (and each tenant's cognition.requests.<tenant>) -> packets within budget
+ * -> cognition.packets, with what it needs kept in state: each session's history (fed back from llm.outputs), a pending re-anchoring protocol (from denied calls on
  * tool.decisions), and the skills, governed identity and personas as global stores, so an edited skill or persona
  * shows up in the next packet without a restart.
  */
@@ -70,8 +73,12 @@ public final class AssemblyTopology {
                 autoContinueSteps);
 
         // All six inputs are keyed by session and share the stores, so they form one sub-topology whose task
-        // for partition p owns the sessions of partition p on every topic: no repartition is needed.
-        Outputs.of(builder.stream(topics.requests.name(), topics.requests.consumed())
+        // for partition p owns the sessions of partition p on every topic: no repartition is needed. Requests come
+        // from the shared topic and from each tenant's own (as many partitions each), where the processor binds
+        // them to the tenant (TenantBinding).
+        List<String> requestTopics = new ArrayList<>(List.of(topics.requests.name()));
+        topics.tenantRequestTopics().forEach(topic -> requestTopics.add(topic.name()));
+        Outputs.of(builder.stream(requestTopics, topics.requests.consumed())
                         .process(() -> new AssemblyProcessors.Assemble(sessions, topics), Named.as("assemble"), SESSION_STORE,
                                 HISTORY_STORE), "assembled")
                 .to(topics.packets)

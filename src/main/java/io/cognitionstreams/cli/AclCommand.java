@@ -38,15 +38,15 @@ final class AclCommand implements Callable<Integer> {
     /** Whose rights the profile lists: the same options as `run --secure`, with the same defaults. */
     static final class ProfileOptions {
 
-        static final String DEFAULT_TENANTS = "tenant-a,tenant-b";
-
         @Option(names = "--application-id", defaultValue = Settings.DEFAULT_APPLICATION_ID,
                 description = "The app's application id, the prefix of the topics, groups and transactional ids it "
                         + "owns (default: ${DEFAULT-VALUE}).")
         String applicationId;
 
-        @Option(names = "--tenants", defaultValue = DEFAULT_TENANTS, split = ",", paramLabel = "TENANT",
-                description = "Tenants, each with an agent principal agent-<tenant> (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--tenants", defaultValue = Principals.DEFAULT_TENANTS, split = ",",
+                paramLabel = "TENANT",
+                description = "Tenants, each with an agent principal agent-<tenant> that writes its own "
+                        + "cognition.requests.<tenant> and reads channel.<tenant>.* (default: ${DEFAULT-VALUE}).")
         List<String> tenants;
 
         @Option(names = "--council-roles", defaultValue = "prime,lite,codemind", split = ",", paramLabel = "ROLE",
@@ -58,7 +58,8 @@ final class AclCommand implements Callable<Integer> {
         }
 
         AclProfile profile() {
-            return AclProfile.of(applicationId, Topics.names(), principals());
+            Principals principals = principals();
+            return AclProfile.of(applicationId, Topics.names(principals.tenants()), principals);
         }
     }
 

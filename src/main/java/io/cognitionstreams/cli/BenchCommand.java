@@ -89,12 +89,12 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--secure", description = "Measures every step twice, side by side: against an open embedded "
             + "broker and against a second one secured as `run --secure` secures it (SCRAM logins, the ACL profile, "
-            + "the app as User:app), requests sent as User:agent-bench and answers read as User:operator. Only with "
-            + "the embedded broker.")
+            + "the app as User:app), requests sent as User:app (agents write only their tenant's topic) and answers "
+            + "read as User:operator. Only with the embedded broker.")
     boolean secure;
 
-    /** The secure side's principals: the bench's agent, and the council roles the profile needs anyway. */
-    private static final Principals BENCH_PRINCIPALS = new Principals(List.of("bench"),
+    /** The secure side's principals: no tenant, and the council roles the profile needs anyway. */
+    private static final Principals BENCH_PRINCIPALS = new Principals(List.of(),
             CouncilSettings.defaults().roles());
 
     @Override
@@ -162,7 +162,7 @@ final class BenchCommand implements Callable<Integer> {
                     partitions, (short) (broker != null ? 1 : -1), 1, Settings.ModelSettings.replay(),
                     Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
                     GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuned,
-                    app, ExecutorSettings.none(), memory.settings());
+                    app, ExecutorSettings.none(), memory.settings(), List.of());
             err.printf("bench %s (%s): %s broker at %s, %d partitions, workload %s, commit interval %d ms%n", run,
                     mode, broker != null ? "embedded" : "external", bootstrap, partitions, workload,
                     tuning.commitInterval.toMillis());
@@ -178,13 +178,14 @@ final class BenchCommand implements Callable<Integer> {
         try {
             runtime.awaitRunning(Duration.ofSeconds(90));
             client = settings.clientConfig();
-            // The pipeline as its users meet it: an agent sends, a reader of the shared channels reads. The
-            // pass-through topic sits under the app's prefix, so the app owns it.
-            Map<String, Object> agent = secured.isEmpty() ? client
-                    : secured.get().clientSettings(Principals.agent("bench"), client);
+            // The pipeline as its users meet it: a writer of the shared requests topic sends (only the app may: an
+            // agent writes its tenant's topic, whose sessions the bench's are not), a reader of the shared
+            // channels reads. The pass-through topic sits under the app's prefix, so the app owns it.
+            Map<String, Object> sender = secured.isEmpty() ? client
+                    : secured.get().clientSettings(Principals.APP, client);
             Map<String, Object> reader = secured.isEmpty() ? client
                     : secured.get().clientSettings(Principals.OPERATOR, client);
-            deployment.prepare(client, new EndToEndBench(agent, reader, err, drainTimeout),
+            deployment.prepare(client, new EndToEndBench(sender, reader, err, drainTimeout),
                     new EndToEndBench(client, err, drainTimeout));
             return deployment;
         } catch (Exception | Error e) {
@@ -300,7 +301,7 @@ final class BenchCommand implements Callable<Integer> {
                 Runtime.getRuntime().availableProcessors());
         if (secure) {
             out.println("plain: an open broker; secure: SCRAM-SHA-512 logins and ACLs, the app as User:app, requests "
-                    + "from User:agent-bench, answers read by User:operator; both running throughout");
+                    + "from User:app, answers read by User:operator; both running throughout");
         }
         out.println("latency: request timestamp -> its first channel.cli_chat record, read_committed (ms)");
         String modeHeader = secure ? String.format(" %-6s", "") : "";

@@ -239,10 +239,12 @@ final class RunCommand implements Callable<Integer> {
                     + "(default: the app's own; with --secure: governance's from --secrets-dir).")
     Path governanceConfig;
 
-    @Option(names = "--tenants", defaultValue = AclCommand.ProfileOptions.DEFAULT_TENANTS, split = ",",
-            paramLabel = "TENANT",
-            description = "With --secure: tenants, each with an agent principal agent-<tenant> that writes "
-                    + "cognition.requests and reads channel.<tenant>.* (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--tenants", split = ",", paramLabel = "TENANT",
+            description = "Tenants, each with a requests topic cognition.requests.<tenant> (its requests must name "
+                    + "sessions '<tenant>.<name>' and the tenant's memory scopes) and its sessions' chats on "
+                    + "channel.<tenant>.*; with --secure each has an agent principal agent-<tenant> that writes and "
+                    + "reads only those (default: " + Principals.DEFAULT_TENANTS + " with --secure, "
+                    + "none without).")
     List<String> tenants;
 
     @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
@@ -297,7 +299,8 @@ final class RunCommand implements Callable<Integer> {
                 return 2;
             }
             secured = Optional.of(SecureDeployment.prepare(secretsDir != null ? secretsDir
-                    : dataDir.resolve("secrets"), new Principals(tenants, councilRoles), applicationId));
+                    : dataDir.resolve("secrets"), new Principals(tenants(tenants, secure), councilRoles),
+                    applicationId));
         }
         if (bootstrap == null) {
             // The broker takes seconds to start, more after an unclean stop: say what is going on meanwhile.
@@ -332,7 +335,7 @@ final class RunCommand implements Callable<Integer> {
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
                 gatekeeper, council, secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
-                tools, memorySettings);
+                tools, memorySettings, tenants(tenants, secure));
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
@@ -383,6 +386,17 @@ final class RunCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The tenants with topics of their own: those given, else the default ones with --secure (their agents are
+     * principals there) and none without, so an open `run` keeps the topics it always had. Checked as principal
+     * names either way: no dot, so no tenant's topics are another's.
+     */
+    static List<String> tenants(List<String> given, boolean secure) {
+        List<String> named = given != null ? given
+                : secure ? List.of(Principals.DEFAULT_TENANTS.split(",")) : List.of();
+        return new Principals(named, List.of()).tenants();
     }
 
     /**

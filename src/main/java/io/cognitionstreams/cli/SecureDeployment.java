@@ -33,7 +33,7 @@ final class SecureDeployment {
     /** Reads or generates the passwords; nothing connects yet. */
     static SecureDeployment prepare(Path secretsDir, Principals principals, String applicationId) {
         return new SecureDeployment(SecretsDir.loadOrCreate(secretsDir, principals, new SecureRandom()),
-                AclProfile.of(applicationId, Topics.names(), principals));
+                AclProfile.of(applicationId, Topics.names(principals.tenants()), principals));
     }
 
     SaslUsers saslUsers() {

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -13,7 +14,9 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyDescription;
 
 import io.cognitionstreams.app.Pipeline;
+import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -38,7 +41,10 @@ public final class TopologyDocs {
 
     /** File name to content, for every capability. */
     public static Map<String, String> render() {
-        Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
+        // With the default tenants of `run --secure`, so the docs draw the tenants' requests and chat topics that
+        // docs/security.md explains; without tenants those sources and sinks are simply absent.
+        Topics topics = new Topics(new SingleObjectAvroSerdeFactory(), OutputLimits.defaults(),
+                List.of(Principals.DEFAULT_TENANTS.split(",")));
         Pipeline.Parts parts = Pipeline.Parts.defaults();
         Map<String, String> files = new LinkedHashMap<>();
         for (String name : Pipeline.capabilities(parts).keySet()) {

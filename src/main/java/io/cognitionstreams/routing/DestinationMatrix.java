@@ -79,12 +79,8 @@ public final class DestinationMatrix {
     }
 
     private static Channel channelOf(String name, String row) {
-        for (Channel channel : Channel.values()) {
-            if (channel.id().equals(name.toLowerCase(Locale.ROOT))) {
-                return channel;
-            }
-        }
-        throw new IllegalArgumentException("unknown channel '" + name + "' in destination row '" + row + "'");
+        return Channel.ofId(name.toLowerCase(Locale.ROOT)).orElseThrow(() -> new IllegalArgumentException(
+                "unknown channel '" + name + "' in destination row '" + row + "'"));
     }
 
     public Set<Channel> channels(Marker marker) {

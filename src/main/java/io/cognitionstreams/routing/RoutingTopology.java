@@ -19,16 +19,16 @@ import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.serde.Utf8;
 import io.cognitionstreams.topics.Channel;
-import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.CouncilSeal;
 import io.cognitionstreams.topology.EventSources;
 import io.cognitionstreams.topology.Outputs;
 
 /**
- * Marker routing: llm.outputs -> {@link OutputRouter} (parse, scrub, address) -> channel.* topics; EXECUTE blocks to
- * tool.calls instead (only an approved call reaches channel.shell, through the gatekeeper); what was redacted to
- * cognition.events; three INTERRUPTs in a row in a session to the council as one ESCALATION.
+ * Marker routing: llm.outputs -> {@link OutputRouter} (parse, scrub, address) -> channel.* topics (a tenant's
+ * sessions' chat blocks to the tenant's own, channel.<tenant>.*); EXECUTE blocks to tool.calls instead (only an
+ * approved call reaches channel.shell, through the gatekeeper); what was redacted to cognition.events; three
+ * INTERRUPTs in a row in a session to the council as one ESCALATION.
  */
 public final class RoutingTopology {
 
@@ -45,16 +45,22 @@ public final class RoutingTopology {
         // Outputs are keyed by session, so every block of a session stays in one partition and in order, and the
         // session's interrupt streak lives in the same task; nothing is repartitioned.
         Outputs outputs = Outputs.of(builder.stream(topics.llmOutputs.name(), topics.llmOutputs.consumed())
-                .process(() -> new Route(router, topics.limits()), Named.as("parse-scrub-address"), INTERRUPT_STORE),
+                .process(() -> new Route(router, topics), Named.as("parse-scrub-address"), INTERRUPT_STORE),
                 "route")
                 .checkingChannelsWith(new LastCheck(router.redactor()))
                 .sealingCouncilMessagesWith(seal)
+                .addressingChannelsWith(topics::channelTopicName)
                 .to(topics.toolCalls)
                 .to(topics.events)
                 .to(topics.councilMessages);
+        // One sink per tenant and channel rather than a topic-name extractor: every topic routing writes stays
+        // visible in the topology's description (topology-docs/), and each has its own last check.
         for (Channel channel : Channel.values()) {
             if (channel != Channel.SHELL) {
                 outputs.to(topics.channel(channel));
+                if (channel.perTenant()) {
+                    topics.tenants().forEach(tenant -> outputs.to(topics.channel(tenant, channel)));
+                }
             }
         }
         outputs.end();
@@ -65,13 +71,13 @@ public final class RoutingTopology {
         private static final int BLOCK_FIELDS_BYTES = 4096;
 
         private final OutputRouter router;
-        private final OutputLimits limits;
+        private final Topics topics;
         private ProcessorContext<String, SpecificRecord> context;
         private InterruptStreak.Memory streaks;
 
-        Route(OutputRouter router, OutputLimits limits) {
+        Route(OutputRouter router, Topics topics) {
             this.router = router;
-            this.limits = limits;
+            this.topics = topics;
         }
 
         @Override
@@ -110,11 +116,11 @@ public final class RoutingTopology {
         private void requireFits(List<SpecificRecord> records) {
             for (SpecificRecord value : records) {
                 if (value instanceof RoutedBlock block) {
-                    String topic = Topics.CHANNEL_PREFIX + block.getChannel();
+                    String topic = topics.channelTopicName(block);
                     long bytes = Utf8.length(block.getText()) + BLOCK_FIELDS_BYTES;
-                    if (bytes > limits.maxValueBytes(topic)) {
+                    if (bytes > topics.limits().maxValueBytes(topic)) {
                         throw new InvalidRecordException("block " + block.getSequence() + " would be " + bytes
-                                + " bytes on " + topic + ", which takes " + limits.maxValueBytes(topic));
+                                + " bytes on " + topic + ", which takes " + topics.limits().maxValueBytes(topic));
                     }
                 }
             }

@@ -17,10 +17,11 @@ import io.cognitionstreams.topics.Topics;
  * the rules are read and tested without a broker; {@code KafkaAcls} turns them into Kafka's bindings. Every grant
  * is an ALLOW: with {@code allow.everyone.if.no.acl.found=false}, whatever is not granted here is denied.
  *
- * <p>Channels are one topic per channel for every tenant today ({@code channel.cli_chat}), so an agent may not
- * read them: it would read every tenant's answers. Each agent may read the topics under its own prefix,
- * {@code channel.<tenant>.}, the scheme per-tenant channels will use; until routing writes them, a tenant's
- * front end reads its answers through the app (docs/security.md).
+ * <p>An agent writes only its tenant's own requests topic, {@code cognition.requests.<tenant>}, where what it
+ * writes is bound to the tenant ({@link TenantBinding}); the shared {@code cognition.requests} binds nothing, so
+ * only the app writes it. It reads only its tenant's channels, {@code channel.<tenant>.*}, where routing answers
+ * the tenant's sessions: the shared {@code channel.cli_chat} and the like hold every other session's answers
+ * (docs/security.md).
  */
 public final class AclProfile {
 
@@ -91,7 +92,8 @@ public final class AclProfile {
     /**
      * @param applicationId the app's application id: the prefix of its capabilities' application ids, so of their
      *                      groups, internal topics and transactional ids, and of the workers'
-     * @param topics        every topic of the pipeline (the names in {@code Topics})
+     * @param topics        every topic of the pipeline (the names in {@code Topics}), the principals' tenants' own
+     *                      among them
      */
     public static AclProfile of(String applicationId, Collection<String> topics, Principals principals) {
         if (applicationId == null || applicationId.isBlank()) {
@@ -148,19 +150,14 @@ public final class AclProfile {
 
         for (String tenant : principals.tenants()) {
             String agent = Principals.agent(tenant);
-            add(grants, agent, Resource.topic(Topics.COGNITION_REQUESTS), Operation.WRITE,
+            add(grants, agent, Resource.topic(Topics.tenantRequests(tenant)), Operation.WRITE,
                     Operation.DESCRIBE_CONFIGS);
-            add(grants, agent, new Resource(ResourceType.TOPIC, tenantChannelPrefix(tenant), PatternType.PREFIXED),
-                    Operation.READ, Operation.DESCRIBE_CONFIGS);
+            add(grants, agent, new Resource(ResourceType.TOPIC, Topics.tenantChannelPrefix(tenant),
+                    PatternType.PREFIXED), Operation.READ, Operation.DESCRIBE_CONFIGS);
             // Its front end's consumer groups, named after the agent.
             add(grants, agent, new Resource(ResourceType.GROUP, agent, PatternType.PREFIXED), Operation.READ);
         }
         return new AclProfile(grants);
-    }
-
-    /** The topics of one tenant's channels: {@code channel.<tenant>.cli_chat} and so on. */
-    public static String tenantChannelPrefix(String tenant) {
-        return Topics.CHANNEL_PREFIX + tenant + ".";
     }
 
     public List<Grant> grants() {

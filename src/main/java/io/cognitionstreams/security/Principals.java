@@ -22,6 +22,8 @@ public record Principals(List<String> tenants, List<String> councilRoles) {
     public static final String OPERATOR = "operator";
     public static final String AGENT_PREFIX = "agent-";
     public static final String COUNCIL_PREFIX = "council-";
+    /** The tenants of `run --secure` and `acl` when none are given (comma-separated, as the option takes them). */
+    public static final String DEFAULT_TENANTS = "tenant-a,tenant-b";
 
     /**
      * Lower-case letters, digits and dashes: no dot, so one tenant's channel prefix ({@code channel.<tenant>.})

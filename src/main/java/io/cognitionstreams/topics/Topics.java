@@ -3,6 +3,7 @@ package io.cognitionstreams.topics;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -93,13 +94,69 @@ public final class Topics {
         return topic + "-" + partition + "@" + offset;
     }
 
-    /** Every topic of the pipeline. Names do not depend on the wire format: any serdes name them. */
-    public static List<String> names() {
-        return new Topics(AvroSerdes.forRegistry(Optional.empty())).all().stream().map(Topic::name).toList();
+    /**
+     * Every topic of the pipeline, these tenants' own among them. Names do not depend on the wire format: any serdes
+     * name them.
+     */
+    public static List<String> names(List<String> tenants) {
+        return new Topics(AvroSerdes.forRegistry(Optional.empty()), OutputLimits.defaults(), tenants).all().stream()
+                .map(Topic::name).toList();
     }
 
     public static String channelTopic(Channel channel) {
         return CHANNEL_PREFIX + channel.id();
+    }
+
+    /**
+     * The requests topic only {@code tenant}'s agent writes: what is read from it is bound to the tenant
+     * (security's TenantBinding). Tenant names hold no dot, so no tenant's topic is another's.
+     */
+    public static String tenantRequests(String tenant) {
+        return COGNITION_REQUESTS + "." + tenant;
+    }
+
+    /** The tenant whose requests topic this is, if it is one. */
+    public static Optional<String> tenantOfRequests(String topic) {
+        String prefix = COGNITION_REQUESTS + ".";
+        if (!topic.startsWith(prefix)) {
+            return Optional.empty();
+        }
+        String tenant = topic.substring(prefix.length());
+        return tenant.isEmpty() || tenant.contains(".") ? Optional.empty() : Optional.of(tenant);
+    }
+
+    /** The tenant whose topic this is, a requests topic or one of its per-tenant channels, if it is one. */
+    private static Optional<String> tenantOfTopic(String topic) {
+        Optional<String> requests = tenantOfRequests(topic);
+        if (requests.isPresent() || !topic.startsWith(CHANNEL_PREFIX)) {
+            return requests;
+        }
+        String rest = topic.substring(CHANNEL_PREFIX.length());
+        int dot = rest.indexOf('.');
+        return dot > 0 && Channel.ofId(rest.substring(dot + 1)).filter(Channel::perTenant).isPresent()
+                ? Optional.of(rest.substring(0, dot)) : Optional.empty();
+    }
+
+    /** How every topic of one tenant's channels begins, {@code channel.<tenant>.}: what its agent may read. */
+    public static String tenantChannelPrefix(String tenant) {
+        return CHANNEL_PREFIX + tenant + ".";
+    }
+
+    public static String tenantChannel(String tenant, Channel channel) {
+        return tenantChannelPrefix(tenant) + channel.id();
+    }
+
+    /**
+     * The tenant a session belongs to: a session id {@code <tenant>.<rest>} with a configured tenant and a rest
+     * that is not empty. Any other session (no dot, an unknown prefix) belongs to no tenant.
+     */
+    public static Optional<String> tenantOfSession(String session, List<String> tenants) {
+        int dot = session == null ? -1 : session.indexOf('.');
+        if (dot <= 0 || dot == session.length() - 1) {
+            return Optional.empty();
+        }
+        String tenant = session.substring(0, dot);
+        return tenants.contains(tenant) ? Optional.of(tenant) : Optional.empty();
     }
 
     public final Topic<String, CognitionRequest> requests;
@@ -127,6 +184,9 @@ public final class Topics {
     public final Topic<String, PipelineEvent> events;
     public final Topic<String, DeadLetter> deadLetters;
     private final Map<Channel, Topic<String, RoutedBlock>> channels = new EnumMap<>(Channel.class);
+    private final List<String> tenants;
+    private final List<Topic<String, CognitionRequest>> tenantRequestTopics = new ArrayList<>();
+    private final Map<String, Topic<String, RoutedBlock>> tenantChannels = new HashMap<>();
     private final List<Topic<?, ?>> all = new ArrayList<>();
     private final AvroSerdeFactory avro;
     private final OutputLimits limits;
@@ -136,13 +196,21 @@ public final class Topics {
         this(avro, OutputLimits.defaults());
     }
 
-    /**
-     * @param limits what the brokers accept on each topic: records over them are refused by the serializers, where
-     *               they can still be dead-lettered (see {@link OutputGuard})
-     */
+    /** Without tenants. */
     public Topics(AvroSerdeFactory avro, OutputLimits limits) {
+        this(avro, limits, List.of());
+    }
+
+    /**
+     * @param limits  what the brokers accept on each topic: records over them are refused by the serializers, where
+     *                they can still be dead-lettered (see {@link OutputGuard})
+     * @param tenants tenants with topics of their own: a requests topic and one topic per {@link Channel#perTenant}
+     *                channel each (names checked by security's Principals)
+     */
+    public Topics(AvroSerdeFactory avro, OutputLimits limits, List<String> tenants) {
         this.avro = avro;
         this.limits = limits;
+        this.tenants = List.copyOf(tenants);
         requests = add(COGNITION_REQUESTS, CognitionRequest.class, Map.of(), SESSION,
                 "agents, `cognition produce`, AutoFix retries, `cognition replay`/`fork` -> assembly, time travel");
         packets = add(COGNITION_PACKETS, CognitionPacket.class, Map.of(), SESSION,
@@ -213,6 +281,18 @@ public final class Topics {
             channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(), SESSION,
                     producer + " -> " + channel.id() + " consumers"));
         }
+        for (String tenant : this.tenants) {
+            tenantRequestTopics.add(add(tenantRequests(tenant), CognitionRequest.class, Map.of(), SESSION,
+                    "agent-" + tenant + " -> assembly (sessions and memory scopes bound to " + tenant + ")"));
+            for (Channel channel : Channel.values()) {
+                if (channel.perTenant()) {
+                    String name = tenantChannel(tenant, channel);
+                    tenantChannels.put(name, add(name, RoutedBlock.class, Map.of(), SESSION,
+                            "marker routing (" + tenant + "'s sessions) -> " + tenant + "'s " + channel.id()
+                                    + " consumers"));
+                }
+            }
+        }
     }
 
     private <V extends SpecificRecord> Topic<String, V> add(String name, Class<V> type, Map<String, String> configs,
@@ -232,12 +312,50 @@ public final class Topics {
         return channels.get(channel);
     }
 
+    public Topic<String, RoutedBlock> channel(String tenant, Channel channel) {
+        Topic<String, RoutedBlock> topic = tenantChannels.get(tenantChannel(tenant, channel));
+        if (topic == null) {
+            throw new IllegalArgumentException("no topic " + tenantChannel(tenant, channel) + ": " + tenant
+                    + " is not a configured tenant, or " + channel.id() + " is not a per-tenant channel");
+        }
+        return topic;
+    }
+
+    /** The tenants with topics of their own. */
+    public List<String> tenants() {
+        return tenants;
+    }
+
+    /** Each tenant's requests topic, in the order of {@link #tenants}. */
+    public List<Topic<String, CognitionRequest>> tenantRequestTopics() {
+        return Collections.unmodifiableList(tenantRequestTopics);
+    }
+
+    /**
+     * Where a routed block goes: its tenant's own topic of its channel when its session belongs to a tenant and
+     * the channel is per tenant, so only that tenant's agent reads it; the shared {@code channel.<id>} otherwise.
+     */
+    public String channelTopicName(RoutedBlock block) {
+        Optional<Channel> channel = Channel.ofId(block.getChannel());
+        Optional<String> tenant = tenantOfSession(block.getSessionId(), tenants);
+        if (channel.isPresent() && channel.get().perTenant() && tenant.isPresent()) {
+            return tenantChannel(tenant.get(), channel.get());
+        }
+        return CHANNEL_PREFIX + block.getChannel();
+    }
+
     public List<Topic<?, ?>> all() {
         return Collections.unmodifiableList(all);
     }
 
+    /**
+     * The topic of this name, including any tenant's own topics: a client that knows no tenants (the CLI's
+     * {@code produce} and {@code tail}) still writes and reads them with their serdes.
+     */
     public Optional<Topic<?, ?>> byName(String name) {
-        return all.stream().filter(t -> t.name().equals(name)).findFirst();
+        Optional<Topic<?, ?>> named = all.stream().filter(t -> t.name().equals(name)).findFirst();
+        return named.or(() -> tenantOfTopic(name).filter(tenant -> !tenants.contains(tenant))
+                .flatMap(tenant -> new Topics(avro, limits, List.of(tenant)).byName(name)));
     }
 
     /** The value serde of any record type, for topics other components define (e.g. changelogs, DLQ writers). */

@@ -1,5 +1,7 @@
 package io.cognitionstreams.topology;
 
+import java.util.function.Function;
+
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.BranchedKStream;
@@ -14,8 +16,8 @@ import io.cognitionstreams.topics.Topics;
 
 /**
  * Sends what a processor forwards to the topics that take it: each topic takes one record type, and a routed
- * block goes to its channel's topic. Every topology ends in one of these, so a new output is one more
- * {@link #to} and nothing else. A record no topic takes fails loudly ({@code noDefaultBranch}): it is a bug, not
+ * block goes to its channel's topic, or the one {@link #addressingChannelsWith} picks. Every topology ends in one
+ * of these, so a new output is one more {@link #to} and nothing else. A record no topic takes fails loudly ({@code noDefaultBranch}): it is a bug, not
  * data. One branch and sink per topic keeps every topic a topology writes visible in {@code Topology.describe()},
  * which topology-docs/ draws and TopologyDocsTest checks.
  *
@@ -29,6 +31,7 @@ public final class Outputs {
     private final BranchedKStream<String, SpecificRecord> split;
     private ChannelCheck lastCheck;
     private CouncilSeal seal;
+    private Function<RoutedBlock, String> channelTopics = block -> Topics.CHANNEL_PREFIX + block.getChannel();
 
     private Outputs(String name, BranchedKStream<String, SpecificRecord> split) {
         this.name = name;
@@ -43,6 +46,15 @@ public final class Outputs {
     /** The check every channel record of this split passes just before its topic. */
     public Outputs checkingChannelsWith(ChannelCheck check) {
         this.lastCheck = check;
+        return this;
+    }
+
+    /**
+     * Which topic takes each routed block of this split: its channel's shared topic unless set here (marker routing
+     * sends a tenant's sessions to the tenant's own channel topics, {@link Topics#channelTopicName}).
+     */
+    public Outputs addressingChannelsWith(Function<RoutedBlock, String> topicOfBlock) {
+        this.channelTopics = topicOfBlock;
         return this;
     }
 
@@ -101,11 +113,10 @@ public final class Outputs {
         split.noDefaultBranch();
     }
 
-    private static boolean takes(Topic<String, ?> topic, SpecificRecord record) {
+    private boolean takes(Topic<String, ?> topic, SpecificRecord record) {
         if (!topic.valueType().isInstance(record)) {
             return false;
         }
-        return !(record instanceof RoutedBlock block) || topic.name().equals(Topics.CHANNEL_PREFIX
-                + block.getChannel());
+        return !(record instanceof RoutedBlock block) || topic.name().equals(channelTopics.apply(block));
     }
 }

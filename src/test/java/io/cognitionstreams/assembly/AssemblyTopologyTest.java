@@ -90,7 +90,8 @@ class AssemblyTopologyTest {
     @TempDir
     Path stateDir;
 
-    private final Topics topics = Drivers.topics();
+    /** With two tenants' topics, as `run --secure` has them: the shared topic must work as it did beside them. */
+    private final Topics topics = Drivers.topics(List.of("tenant-a", "tenant-b"));
     private final Tokenizers tokenizers = new Tokenizers();
     private final TokenCounter o200k = tokenizers.forModel("gpt-4o");
     private TopologyTestDriver driver;
@@ -819,6 +820,44 @@ class AssemblyTopologyTest {
                 .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
         assertThat(letters.get(0).getProcessor()).isEqualTo("assemble");
         assertThat(packets.readValuesToList()).extracting(CognitionPacket::getSessionId).containsExactly("s9");
+    }
+
+    @Test
+    void aRequestOnATenantsTopicNamingAnotherTenantsSessionOrScopeIsADeadLetterAndTheNextStillAnswered() {
+        TestInputTopic<String, CognitionRequest> tenantA = TopicDriver.input(driver,
+                topics.tenantRequestTopics().get(0));
+        tenantA.pipeInput("tenant-b.chat-1", Records.request("tenant-b.chat-1", "add to b's session").build());
+        tenantA.pipeInput("tenant-a.chat-1", Records.request("tenant-a.chat-1", "search b's memories")
+                .setMemoryScope("tenant-b").build());
+        tenantA.pipeInput("tenant-a.chat-1", Records.request("tenant-a.chat-1", "my own").setRequestId("a-r3")
+                .build());
+
+        List<DeadLetter> letters = deadLetters.readValuesToList();
+        assertThat(letters).extracting(DeadLetter::getErrorKind).containsOnly(ErrorKind.VALIDATION);
+        assertThat(letters).extracting(DeadLetter::getReason).containsExactly(
+                "session 'tenant-b.chat-1' is not tenant tenant-a's: a request on cognition.requests.tenant-a must "
+                        + "name a session 'tenant-a.<name>'",
+                "memory scope 'tenant-b' is not tenant tenant-a's: a request on cognition.requests.tenant-a may name "
+                        + "'tenant-a', 'tenant-a.<name>' or 'session/tenant-a.<name>', or leave memory_scope out "
+                        + "for its session's own");
+        assertThat(letters).extracting(DeadLetter::getSourceTopic, DeadLetter::getSourceOffset).containsExactly(
+                tuple("cognition.requests.tenant-a", 0L), tuple("cognition.requests.tenant-a", 1L));
+        CognitionPacket packet = packets.readValue();
+        assertThat(packet.getSessionId()).isEqualTo("tenant-a.chat-1");
+        assertThat(packets.isEmpty()).isTrue();
+        // The refused requests left nothing behind; the bound one's scope is its session's own.
+        KeyValueStore<String, SessionState> sessions = driver.getKeyValueStore(AssemblyTopology.SESSION_STORE);
+        assertThat(sessions.get("tenant-b.chat-1")).isNull();
+        assertThat(sessions.get("tenant-a.chat-1").getMemoryScope()).isEqualTo("session/tenant-a.chat-1");
+    }
+
+    @Test
+    void theSharedTopicIsNotBoundToATenant() {
+        requests.pipeInput("tenant-b.chat-1", Records.request("tenant-b.chat-1", "from the app's replay")
+                .setMemoryScope("tenant-a").build());
+
+        assertThat(packets.readValue().getSessionId()).isEqualTo("tenant-b.chat-1");
+        assertThat(deadLetters.isEmpty()).isTrue();
     }
 
     static Skill skill(String name, String version, String protocol) {

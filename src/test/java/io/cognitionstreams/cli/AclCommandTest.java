@@ -24,6 +24,15 @@ class AclCommandTest {
                 .anySatisfy(line -> assertThat(line).matches(
                         "User:agent-acme\\s+TOPIC\\s+PREFIXED\\s+channel\\.acme\\.\\s+READ, DESCRIBE_CONFIGS"))
                 .anySatisfy(line -> assertThat(line).matches(
+                        "User:agent-acme\\s+TOPIC\\s+LITERAL\\s+cognition\\.requests\\.acme\\s+WRITE, "
+                                + "DESCRIBE_CONFIGS"))
+                .anySatisfy(line -> assertThat(line).matches(
+                        "User:app\\s+TOPIC\\s+LITERAL\\s+channel\\.acme\\.cli_chat\\s+READ, WRITE, CREATE, "
+                                + "DESCRIBE_CONFIGS"))
+                .as("the shared requests topic binds nothing to a tenant: agents may not write it")
+                .noneSatisfy(line -> assertThat(line).matches(
+                        "User:agent-acme\\s+TOPIC\\s+LITERAL\\s+cognition\\.requests\\s.*"))
+                .anySatisfy(line -> assertThat(line).matches(
                         "User:app\\s+TRANSACTIONAL_ID\\s+PREFIXED\\s+cs-\\s+WRITE, DESCRIBE"))
                 .anySatisfy(line -> assertThat(line).matches(
                         "User:council-prime\\s+TOPIC\\s+LITERAL\\s+council\\.messages\\s+READ, WRITE, "

@@ -1,33 +1,14 @@
 package io.cognitionstreams.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.Reader;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,13 +50,6 @@ class SecureModeIT {
             assertRefused(skills, "User:agent-tenant-a may not write to topic cognition.skills");
             assertRefused(sharedChannel, "User:agent-tenant-a may not read topic channel.cli_chat");
 
-            Path request = Files.writeString(dir.resolve("request.jsonl"), "{\"request_id\":\"sec-1\","
-                    + "\"session_id\":\"sec-s1\",\"user_prompt\":\"Plan the deploy\","
-                    + "\"timestamp\":\"2026-11-22T10:00:00Z\"}\n");
-            Cli sent = Cli.run("produce", "--topic", "cognition.requests", "--file", request.toString(),
-                    "--command-config", agent);
-            assertThat(sent.exitCode()).as(sent.err()).isZero();
-
             Path text = Files.writeString(dir.resolve("identity.txt"), "Keep every rule.");
             Cli governed = Cli.run("identity", "set", "--file", text.toString(), "--author", "azrael", "--version",
                     "7", "--reason", "secure mode", "--command-config",
@@ -88,7 +62,7 @@ class SecureModeIT {
                     .singleElement().satisfies(line -> assertThat(line).contains("\"version\":7")
                             .contains("Keep every rule."));
 
-            tenantChannelsAreTheirTenantsOnly(secrets);
+            tenantsRequestsAreBoundAndAnsweredOnTheirOwnChannels(secrets);
 
             Cli apply = Cli.run("acl", "apply", "--command-config", secrets.resolve("admin.properties").toString());
             assertThat(apply.exitCode()).as(apply.err()).isZero();
@@ -108,48 +82,62 @@ class SecureModeIT {
         }
     }
 
-    /** channel.<tenant>.*: a tenant's own channel topics, which its agent reads and no other agent does. */
-    private static void tenantChannelsAreTheirTenantsOnly(Path secrets) throws Exception {
-        String topic = "channel.tenant-b.cli_chat";
-        try (Admin admin = Admin.create(client(secrets, "admin"))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(client(secrets, "admin"),
-                new StringSerializer(), new StringSerializer())) {
-            producer.send(new ProducerRecord<>(topic, "s1", "for tenant b")).get(30, TimeUnit.SECONDS);
-        }
-        assertThat(readAll(secrets, "agent-tenant-b", topic)).extracting(ConsumerRecord::value)
-                .containsExactly("for tenant b");
-        assertThatThrownBy(() -> readAll(secrets, "agent-tenant-a", topic))
-                .isInstanceOf(TopicAuthorizationException.class);
+    /**
+     * An agent writes its tenant's requests topic only, not another tenant's nor the shared one (nothing of those
+     * attempts is written); what it writes there is bound to its tenant (another tenant's session is
+     * dead-lettered), and its sessions are answered on channel.<tenant>.*, which its agent reads and no other does.
+     */
+    private void tenantsRequestsAreBoundAndAnsweredOnTheirOwnChannels(Path secrets) throws Exception {
+        String agentA = secrets.resolve("agent-tenant-a.properties").toString();
+        String agentB = secrets.resolve("agent-tenant-b.properties").toString();
+        String operator = secrets.resolve("operator.properties").toString();
+        Path own = Files.writeString(dir.resolve("own.jsonl"), "{\"request_id\":\"sec-a1\","
+                + "\"session_id\":\"tenant-a.sec-1\",\"user_prompt\":\"Plan the deploy\","
+                + "\"timestamp\":\"2026-11-22T10:00:00Z\"}\n");
+        Path foreign = Files.writeString(dir.resolve("foreign.jsonl"), "{\"request_id\":\"sec-a2\","
+                + "\"session_id\":\"tenant-b.sec-2\",\"user_prompt\":\"Plan the deploy\","
+                + "\"timestamp\":\"2026-11-22T10:00:00Z\"}\n");
+
+        assertRefused(Cli.run("produce", "--topic", "cognition.requests.tenant-b", "--file", own.toString(),
+                "--command-config", agentA), "User:agent-tenant-a may not write to topic cognition.requests.tenant-b");
+        assertRefused(Cli.run("produce", "--topic", "cognition.requests", "--file", own.toString(),
+                "--command-config", agentA), "User:agent-tenant-a may not write to topic cognition.requests. ");
+        Cli sent = Cli.run("produce", "--topic", "cognition.requests.tenant-a", "--file", own.toString(),
+                "--command-config", agentA);
+        assertThat(sent.exitCode()).as(sent.err()).isZero();
+        Cli forged = Cli.run("produce", "--topic", "cognition.requests.tenant-a", "--file", foreign.toString(),
+                "--command-config", agentA);
+        assertThat(forged.exitCode()).as(forged.err()).isZero();
+
+        Cli answer = awaitTail("channel.tenant-a.cli_chat", agentA, "\"session_id\":\"tenant-a.sec-1\"");
+        assertThat(answer.out()).doesNotContain("tenant-b.sec-2");
+        awaitTail("cognition.dlq", operator, "session 'tenant-b.sec-2' is not tenant tenant-a's");
+        assertRefused(Cli.run("tail", "--topic", "channel.tenant-a.cli_chat", "--timeout", "2s",
+                "--command-config", agentB), "User:agent-tenant-b may not read topic channel.tenant-a.cli_chat");
+        // Nothing of the refused writes, and the tenant's answers only on its own channels.
+        assertThat(tail("cognition.requests.tenant-b", operator).out()).isEmpty();
+        assertThat(tail("cognition.requests", operator).out()).doesNotContain("sec-a1", "sec-a2");
+        assertThat(tail("channel.cli_chat", operator).out()).doesNotContain("tenant-a.sec-1");
     }
 
-    private static List<ConsumerRecord<String, String>> readAll(Path secrets, String principal, String topic)
-            throws IOException {
-        Map<String, Object> config = client(secrets, principal);
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
-                new StringDeserializer())) {
-            TopicPartition partition = new TopicPartition(topic, 0);
-            consumer.assign(List.of(partition));
-            consumer.seekToBeginning(List.of(partition));
-            long end = consumer.endOffsets(List.of(partition)).get(partition);
-            List<ConsumerRecord<String, String>> records = new ArrayList<>();
-            while (consumer.position(partition) < end) {
-                consumer.poll(Duration.ofSeconds(1)).forEach(records::add);
+    private static Cli tail(String topic, String commandConfig) {
+        Cli tail = Cli.run("tail", "--topic", topic, "--timeout", "3s", "--command-config", commandConfig);
+        assertThat(tail.exitCode()).as(tail.err()).isZero();
+        return tail;
+    }
+
+    private static Cli awaitTail(String topic, String commandConfig, String text) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (true) {
+            Cli tail = tail(topic, commandConfig);
+            if (tail.out().contains(text)) {
+                return tail;
             }
-            return records;
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no '" + text + "' on " + topic + " in 2 minutes:\n" + tail.out());
+            }
+            Thread.sleep(1000);
         }
-    }
-
-    private static Map<String, Object> client(Path secrets, String principal) throws IOException {
-        Properties properties = new Properties();
-        try (Reader reader = Files.newBufferedReader(secrets.resolve(principal + ".properties"))) {
-            properties.load(reader);
-        }
-        Map<String, Object> config = new HashMap<>();
-        properties.stringPropertyNames().forEach(key -> config.put(key, properties.getProperty(key)));
-        return config;
     }
 
     private static void assertRefused(Cli cli, String who) {

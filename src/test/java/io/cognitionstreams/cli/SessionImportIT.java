@@ -53,7 +53,7 @@ class SessionImportIT {
             Path request = Files.writeString(dir.resolve("request.jsonl"), "{\"request_id\":\"" + session + "-r1\","
                     + "\"session_id\":\"" + session + "\",\"user_prompt\":\"Tag the release then.\","
                     + "\"timestamp\":\"2026-11-22T10:00:00Z\"}\n");
-            Cli produce = Cli.run(Logins.cli(bootstrap, Logins.AGENT, "produce", "--topic",
+            Cli produce = Cli.run(Logins.cli(bootstrap, Logins.REQUESTS, "produce", "--topic",
                     Topics.COGNITION_REQUESTS, "--file", request.toString()));
             assertThat(produce.exitCode()).as(produce.err()).isZero();
 

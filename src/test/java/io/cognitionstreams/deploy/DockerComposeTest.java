@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
+import io.cognitionstreams.security.Principals;
+
 /**
  * The compose stack and the image cannot be started here (no Docker engine), so this checks what can be
  * checked without one: the wiring between the services, pinned images, the image's jar and Java version,
@@ -130,6 +132,11 @@ class DockerComposeTest {
                         "app");
             }
         }
+        // The app reads the requests topics of the tenants whose agents acl-setup lets write them.
+        List<String> app = new ArrayList<>();
+        services.path("app-secure").path("command").forEach(arg -> app.add(arg.asText()));
+        assertThat(app.get(app.indexOf("--tenants") + 1)).isEqualTo(Principals.DEFAULT_TENANTS);
+        assertThat(services.path("acl-setup").path("command").toString()).doesNotContain("--tenants");
         assertThat(dependencies(services.path("app-secure")))
                 .containsEntry("kafka-secure", "service_healthy")
                 .containsEntry("acl-setup", "service_completed_successfully");

@@ -56,7 +56,8 @@ class RoutingTopologyTest {
     @TempDir
     Path stateDir;
 
-    private final Topics topics = Drivers.topics();
+    /** With two tenants' channels, as `run --secure` has them: other sessions must route as they did beside them. */
+    private final Topics topics = Drivers.topics(List.of("tenant-a", "tenant-b"));
     private TopologyTestDriver driver;
     private TestInputTopic<String, LlmOutput> outputs;
     private final Map<Channel, TestOutputTopic<String, RoutedBlock>> channels = new EnumMap<>(Channel.class);
@@ -103,6 +104,35 @@ class RoutingTopologyTest {
         assertThat(call.getArguments()).isEqualTo("{\"command\":\"ls\"}");
         assertThat(call.getCallId()).isEqualTo("s1-out#1");
         assertThat(call.getCaller()).isEqualTo(OutputRouter.NO_SKILL_CALLER);
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aTenantsSessionIsAnsweredOnItsTenantsChatChannelsAndEscalatesAndRemembersOnTheSharedOnes() {
+        TestOutputTopic<String, RoutedBlock> tenantCli = TopicDriver.output(driver,
+                topics.channel("tenant-a", Channel.CLI_CHAT));
+        TestOutputTopic<String, RoutedBlock> tenantWeb = TopicDriver.output(driver,
+                topics.channel("tenant-a", Channel.WEB_CHAT));
+        TestOutputTopic<String, RoutedBlock> otherTenantsCli = TopicDriver.output(driver,
+                topics.channel("tenant-b", Channel.CLI_CHAT));
+
+        outputs.pipeInput("tenant-a.chat-1", Records.output("tenant-a.chat-1",
+                "PLAN: 1. look\nRESPONSE: here it is\nVERIFY: ok").build());
+        outputs.pipeInput("s1", Records.output("s1", "RESPONSE: for a session of no tenant").build());
+
+        assertThat(tenantCli.readValuesToList()).extracting(RoutedBlock::getMarker, RoutedBlock::getSessionId)
+                .containsExactly(tuple(Marker.PLAN, "tenant-a.chat-1"), tuple(Marker.RESPONSE, "tenant-a.chat-1"),
+                        tuple(Marker.VERIFY, "tenant-a.chat-1"));
+        assertThat(tenantWeb.readValuesToList()).extracting(RoutedBlock::getMarker)
+                .containsExactly(Marker.RESPONSE, Marker.VERIFY);
+        assertThat(otherTenantsCli.isEmpty()).isTrue();
+        assertThat(channels.get(Channel.CLI_CHAT).readValuesToList()).extracting(RoutedBlock::getSessionId)
+                .containsExactly("s1");
+        assertThat(channels.get(Channel.WEB_CHAT).readValuesToList()).extracting(RoutedBlock::getSessionId)
+                .containsExactly("s1");
+        // The council's channel is cross-tenant, and memory the app's own input.
+        assertThat(markers(Channel.COUNCIL_CHAT)).containsExactly(Marker.PLAN, Marker.VERIFY);
+        assertThat(markers(Channel.MEMORY)).containsExactly(Marker.VERIFY);
         assertThat(deadLetters.isEmpty()).isTrue();
     }
 

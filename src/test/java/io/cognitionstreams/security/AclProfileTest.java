@@ -18,32 +18,37 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 import io.cognitionstreams.serde.AvroSerdes;
+import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
 class AclProfileTest {
 
-    private static final List<String> TOPICS = new Topics(AvroSerdes.forRegistry(Optional.empty())).all().stream()
-            .map(Topic::name).toList();
     private static final Principals PRINCIPALS = new Principals(List.of("acme", "globex"),
             List.of("prime", "lite"));
+    private static final List<String> TOPICS = new Topics(AvroSerdes.forRegistry(Optional.empty()),
+            OutputLimits.defaults(), PRINCIPALS.tenants()).all().stream().map(Topic::name).toList();
     private static final AclProfile PROFILE = AclProfile.of("cognition-streams", TOPICS, PRINCIPALS);
 
     @Test
-    void agentsWriteRequestsOnlyAndReadOnlyTheirOwnTenantsChannels() {
+    void agentsWriteOnlyTheirOwnTenantsRequestsAndReadOnlyTheirOwnTenantsChannels() {
         String acme = Principals.agent("acme");
 
-        assertThat(PROFILE.allows(acme, TOPIC, Topics.COGNITION_REQUESTS, WRITE)).isTrue();
+        assertThat(PROFILE.allows(acme, TOPIC, "cognition.requests.acme", WRITE)).isTrue();
+        assertThat(PROFILE.allows(acme, TOPIC, "cognition.requests.globex", WRITE)).isFalse();
+        // The shared topic binds nothing to a tenant: only trusted writers (the app) write it.
+        assertThat(PROFILE.allows(acme, TOPIC, Topics.COGNITION_REQUESTS, WRITE)).isFalse();
         assertThat(PROFILE.allows(acme, TOPIC, "channel.acme.cli_chat", READ)).isTrue();
         assertThat(PROFILE.allows(acme, TOPIC, "channel.globex.cli_chat", READ)).isFalse();
         // The shared channels hold every tenant's answers.
         assertThat(PROFILE.allows(acme, TOPIC, "channel.cli_chat", READ)).isFalse();
         assertThat(PROFILE.allows(acme, TOPIC, "channel.acme.cli_chat", WRITE)).isFalse();
         for (String topic : TOPICS) {
-            if (!topic.equals(Topics.COGNITION_REQUESTS)) {
+            if (!topic.equals("cognition.requests.acme")) {
                 assertThat(PROFILE.allows(acme, TOPIC, topic, WRITE)).as("agent writes %s", topic).isFalse();
             }
-            assertThat(PROFILE.allows(acme, TOPIC, topic, READ)).as("agent reads %s", topic).isFalse();
+            assertThat(PROFILE.allows(acme, TOPIC, topic, READ)).as("agent reads %s", topic)
+                    .isEqualTo(topic.startsWith("channel.acme."));
         }
     }
 
@@ -125,7 +130,7 @@ class AclProfileTest {
         var rows = PROFILE.byPrincipal().get(Principals.agent("acme"));
 
         assertThat(rows).hasSize(3);
-        assertThat(rows.get(new AclProfile.Resource(TOPIC, Topics.COGNITION_REQUESTS,
+        assertThat(rows.get(new AclProfile.Resource(TOPIC, "cognition.requests.acme",
                 AclProfile.PatternType.LITERAL))).containsExactly(WRITE, AclProfile.Operation.DESCRIBE_CONFIGS);
     }
 

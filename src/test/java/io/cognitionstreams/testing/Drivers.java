@@ -2,6 +2,7 @@ package io.cognitionstreams.testing;
 
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.Properties;
 
 import org.apache.kafka.streams.StreamsConfig;
@@ -10,6 +11,7 @@ import org.apache.kafka.streams.TopologyTestDriver;
 
 import io.cognitionstreams.app.StreamsSettings;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
+import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
 
 /** TopologyTestDriver set up like the app: exactly-once and the app's own dead-letter handlers. */
@@ -20,6 +22,11 @@ public final class Drivers {
 
     public static Topics topics() {
         return new Topics(new SingleObjectAvroSerdeFactory());
+    }
+
+    /** With these tenants' own topics, as `run --secure` has them. */
+    public static Topics topics(List<String> tenants) {
+        return new Topics(new SingleObjectAvroSerdeFactory(), OutputLimits.defaults(), tenants);
     }
 
     public static TopologyTestDriver driver(Topology topology, Path stateDir) {

@@ -22,15 +22,18 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.topics.Topic;
 
-/** Plain clients for integration tests: produce as an agent would, read committed as a channel consumer would. */
+/**
+ * Plain clients for integration tests: produce as the shared requests topic's writer, read committed as a channel
+ * consumer would.
+ */
 public final class Kafka {
 
     private Kafka() {
     }
 
-    /** Sent as an agent: on a secured broker ({@link Logins}), only to what an agent may write. */
+    /** Sent as {@link Logins#REQUESTS}, the shared requests topic's writer. */
     public static RecordMetadata send(String bootstrap, String topic, String key, byte[] value) {
-        return send(Logins.as(bootstrap, Logins.AGENT), topic, key, value);
+        return send(Logins.as(bootstrap, Logins.REQUESTS), topic, key, value);
     }
 
     /** Sent with these client settings, e.g. {@code Logins.as(bootstrap, principal)} for another principal. */
@@ -46,7 +49,7 @@ public final class Kafka {
     }
 
     public static <V> RecordMetadata send(String bootstrap, Topic<String, V> topic, String key, V value) {
-        return send(Logins.as(bootstrap, Logins.AGENT), topic, key, value);
+        return send(Logins.as(bootstrap, Logins.REQUESTS), topic, key, value);
     }
 
     public static <V> RecordMetadata send(Map<String, Object> client, Topic<String, V> topic, String key, V value) {

@@ -25,17 +25,20 @@ import io.cognitionstreams.topics.Topics;
  * Who a test's clients are. With {@code -Dcognition.it.secure=true} ({@code bin/secure-e2e}) the shared broker
  * starts as `run --secure` starts its own: SCRAM logins, StandardAuthorizer, no ACL no access. Tests then log in as
  * the principal they play, with only the rights the ACL profile gives it: the app as {@code User:app} (under its
- * application id's profile), requests sent as an agent, channels read as the operator, governed records written as
+ * application id's profile), requests sent as the app, channels read as the operator, governed records written as
  * governance. Any other broker, or the switch off, gets the bare address: the same test runs either way.
  */
 public final class Logins {
 
     public static final boolean SECURE = Boolean.getBoolean("cognition.it.secure");
 
-    /** The tenant whose agent sends the tests' requests. */
-    public static final String AGENT = Principals.agent("tenant-a");
+    /**
+     * Who sends the tests' requests to the shared cognition.requests: only the app may, since nothing there is
+     * bound to a tenant (agents write their tenant's own topic; SecureModeIT checks that).
+     */
+    public static final String REQUESTS = Principals.APP;
 
-    static final Principals PRINCIPALS = new Principals(List.of("tenant-a", "tenant-b"),
+    static final Principals PRINCIPALS = new Principals(List.of(Principals.DEFAULT_TENANTS.split(",")),
             CouncilSettings.defaults().roles());
 
     /** Secured brokers by their address. */
@@ -77,7 +80,7 @@ public final class Logins {
             return;
         }
         try (Admin admin = Admin.create(as(bootstrap, Principals.ADMIN))) {
-            KafkaAcls.apply(admin, AclProfile.of(applicationId, Topics.names(), PRINCIPALS));
+            KafkaAcls.apply(admin, AclProfile.of(applicationId, Topics.names(PRINCIPALS.tenants()), PRINCIPALS));
         } catch (Exception e) {
             throw new IllegalStateException("cannot apply the ACL profile of " + applicationId, e);
         }
