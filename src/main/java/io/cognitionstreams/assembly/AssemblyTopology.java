@@ -1,8 +1,5 @@
 package io.cognitionstreams.assembly;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Named;
@@ -76,9 +73,7 @@ public final class AssemblyTopology {
         // for partition p owns the sessions of partition p on every topic: no repartition is needed. Requests come
         // from the shared topic and from each tenant's own (as many partitions each), where the processor binds
         // them to the tenant (TenantBinding).
-        List<String> requestTopics = new ArrayList<>(List.of(topics.requests.name()));
-        topics.tenantRequestTopics().forEach(topic -> requestTopics.add(topic.name()));
-        Outputs.of(builder.stream(requestTopics, topics.requests.consumed())
+        Outputs.of(builder.stream(topics.requestTopicNames(), topics.requests.consumed())
                         .process(() -> new AssemblyProcessors.Assemble(sessions, topics), Named.as("assemble"), SESSION_STORE,
                                 HISTORY_STORE), "assembled")
                 .to(topics.packets)

@@ -51,13 +51,19 @@ public final class TenantBinding {
      * @throws InvalidRecordException the reason, naming the tenant and the topic: the request is dead-lettered
      */
     public static void requireBound(String topic, CognitionRequest request) {
-        if (request == null) {
-            return;
-        }
-        Topics.tenantOfRequests(topic).flatMap(tenant -> problem(tenant, request.getSessionId(),
-                request.getMemoryScope())).ifPresent(problem -> {
-                    throw new InvalidRecordException(problem);
-                });
+        problem(topic, request).ifPresent(problem -> {
+            throw new InvalidRecordException(problem);
+        });
+    }
+
+    /** Whether {@link #requireBound} lets a request read from {@code topic} pass. */
+    public static boolean isBound(String topic, CognitionRequest request) {
+        return problem(topic, request).isEmpty();
+    }
+
+    private static Optional<String> problem(String topic, CognitionRequest request) {
+        return request == null ? Optional.empty() : Topics.tenantOfRequests(topic).flatMap(tenant -> problem(tenant,
+                request.getSessionId(), request.getMemoryScope()));
     }
 
     private static boolean ownScope(String tenant, String scope) {

@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.security.TenantBinding;
 import io.cognitionstreams.telemetry.IntervalLog;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.CouncilSeal;
@@ -68,9 +69,14 @@ public final class TimeTravelTopology {
         IntervalLog unchecked = new IntervalLog(LoggerFactory.getLogger(TimeTravelTopology.class),
                 "answers not checked against a contract, their packets have no checkpoint", Duration.ofMinutes(1));
 
-        builder.stream(topics.requests.name(), topics.requests.consumed())
+        // Each tenant's requests too, so its sessions are retried like the rest. A request its tenant's topic does
+        // not vouch for is not kept: assembly dead-letters it, and kept it could stand in for another tenant's
+        // original in a retry, which goes out on the trusted shared topic.
+        builder.stream(topics.requestTopicNames(), topics.requests.consumed())
                 .process(() -> new Step<CognitionRequest>(contracts, policy, unchecked, (loop, memory, request, at) -> {
-                    loop.keep(memory, request, at.timestamp().toEpochMilli());
+                    if (TenantBinding.isBound(at.topic(), request)) {
+                        loop.keep(memory, request, at.timestamp().toEpochMilli());
+                    }
                     return List.of();
                 }), Named.as("keep-request"), REQUEST_STORE, CHECKPOINT_STORE);
         KStream<String, SpecificRecord> checkpointed = builder

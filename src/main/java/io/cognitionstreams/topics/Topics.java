@@ -332,6 +332,16 @@ public final class Topics {
     }
 
     /**
+     * Every topic requests arrive on, the shared one first, then each tenant's: what assembly and time travel
+     * read, with {@link #requests}'s serdes (they are all requests topics, with as many partitions each).
+     */
+    public List<String> requestTopicNames() {
+        List<String> names = new ArrayList<>(List.of(requests.name()));
+        tenantRequestTopics.forEach(topic -> names.add(topic.name()));
+        return names;
+    }
+
+    /**
      * Where a routed block goes: its tenant's own topic of its channel when its session belongs to a tenant and
      * the channel is per tenant, so only that tenant's agent reads it; the shared {@code channel.<id>} otherwise.
      */
