@@ -138,7 +138,8 @@ public final class CognitionRuntime implements AutoCloseable {
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
         for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
             String capability = entry.getKey();
-            Properties props = StreamsSettings.of(settings, capability, entry.getValue().secondaryInputs());
+            Properties props = StreamsSettings.of(settings, capability,
+                    entry.getValue().secondaryInputs().apply(topics));
             KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props);
             // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
             // its last committed transaction by the replacement thread.

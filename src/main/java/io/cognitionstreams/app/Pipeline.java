@@ -1,10 +1,12 @@
 package io.cognitionstreams.app;
 
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -131,10 +133,12 @@ public final class Pipeline {
     }
 
     /**
-     * A capability: how to build its topology, and the topics it reads that another capability owns. Bad records
-     * on those are dead-lettered by their owner, so this one skips them without a second letter.
+     * A capability: how to build its topology, and the topics it reads that another capability owns (a function of
+     * the topics, as tenants' requests topics are among them). Bad records on those are dead-lettered by their
+     * owner, so this one skips them without a second letter.
      */
-    public record Capability(BiConsumer<StreamsBuilder, Topics> builder, Set<String> secondaryInputs) {
+    public record Capability(BiConsumer<StreamsBuilder, Topics> builder,
+                             Function<Topics, Set<String>> secondaryInputs) {
     }
 
     /** Each capability, by name, in the order records flow through them. */
@@ -145,21 +149,25 @@ public final class Pipeline {
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
                 AssemblyTopology.build(builder, topics, parts.assembler(), parts.memoryModel(),
                         parts.autoContinueSteps(), parts.memoryRetention(), parts.seal()),
-                Set.of(Topics.LLM_OUTPUTS)));
+                topics -> Set.of(Topics.LLM_OUTPUTS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
-                RoutingTopology.build(builder, topics, parts.router(), parts.seal()), Set.of()));
+                RoutingTopology.build(builder, topics, parts.router(), parts.seal()), topics -> Set.of()));
         capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
                 GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor(),
-                        parts.signer()), Set.of()));
+                        parts.signer()), topics -> Set.of()));
         capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
                 CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor(),
-                        parts.signer().key()), Set.of()));
+                        parts.signer().key()), topics -> Set.of()));
         capabilities.put(TimeTravelTopology.NAME, new Capability((builder, topics) ->
                 TimeTravelTopology.build(builder, topics, new StageContracts(parts.assembler().instructions()),
                         AutoFixPolicy.defaults(), parts.seal()),
-                Set.of(Topics.COGNITION_REQUESTS, Topics.COGNITION_PACKETS, Topics.LLM_OUTPUTS)));
+                topics -> {
+                    Set<String> owned = new HashSet<>(topics.requestTopicNames());
+                    owned.addAll(Set.of(Topics.COGNITION_PACKETS, Topics.LLM_OUTPUTS));
+                    return owned;
+                }));
         // The skills, identity and memory the other capabilities mirror: their bad records are dead-lettered here.
-        capabilities.put(GovernanceTopology.NAME, new Capability(GovernanceTopology::build, Set.of()));
+        capabilities.put(GovernanceTopology.NAME, new Capability(GovernanceTopology::build, topics -> Set.of()));
         return capabilities;
     }
 

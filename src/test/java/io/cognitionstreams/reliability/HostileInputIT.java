@@ -57,7 +57,8 @@ import io.cognitionstreams.topics.Topics;
 
 /**
  * An attacker's records on every topic the app reads, against `cognition run` on its embedded broker as a user
- * starts it: bad bytes and a length bomb (a value claiming 2 GiB) on each input, compacted ones included, a
+ * starts it: bad bytes and a length bomb (a value claiming 2 GiB) on each input, compacted ones and a tenant's
+ * requests topic included, a request on the tenant's topic for a session not the tenant's, a
  * council heartbeat from a clock two hours ahead and one from year 9999, and an output of twenty thousand
  * blocks. Each must become exactly one dead letter naming where it came from, the good records after them must be
  * processed, and a restart on the same data directory must answer again without a second letter. On the way, a
@@ -69,6 +70,8 @@ class HostileInputIT {
     private static final Duration TIMEOUT = Duration.ofMinutes(3);
     /** Heartbeats for one council; {@code -Dhostile.flood=N} for another count. */
     private static final int FLOOD = Integer.getInteger("hostile.flood", 100_000);
+    /** A tenant given on the command line, so its requests topic is an input like the others. */
+    private static final String TENANT = "tenant-a";
     private static final Map<String, Class<? extends SpecificRecord>> INPUTS = new LinkedHashMap<>();
 
     static {
@@ -89,9 +92,10 @@ class HostileInputIT {
         INPUTS.put(Topics.COGNITION_PERSONAS, Persona.class);
         INPUTS.put(Topics.COGNITION_MEMORY, MemoryEntry.class);
         INPUTS.put(Topics.channelTopic(Channel.MEMORY), RoutedBlock.class);
+        INPUTS.put(Topics.tenantRequests(TENANT), CognitionRequest.class);
     }
 
-    private final Topics topics = Drivers.topics();
+    private final Topics topics = Drivers.topics(List.of(TENANT));
 
     @TempDir
     Path dataDir;
@@ -102,7 +106,7 @@ class HostileInputIT {
         String bootstrap = "127.0.0.1:" + port;
         Path log = dataDir.resolve("app.log");
         List<String> run = List.of("--data-dir", dataDir.resolve("data").toString(), "--port", String.valueOf(port),
-                "--controller-port", String.valueOf(ChildApp.freePort()));
+                "--controller-port", String.valueOf(ChildApp.freePort()), "--tenants", TENANT);
         ChildApp app = started(log, run);
         try {
             Set<String> hostile = new java.util.TreeSet<>();
@@ -118,6 +122,9 @@ class HostileInputIT {
                     heartbeat("far", Instant.parse("9999-12-31T23:59:59Z")))));
             hostile.add(origin(Kafka.send(bootstrap, topics.llmOutputs, "flood",
                     Records.output("flood", "INTERRUPT: stop\n".repeat(20_000)).build())));
+            // Well formed, but on the tenant's topic under a session that is not the tenant's.
+            hostile.add(origin(Kafka.send(bootstrap, topics.tenantRequestTopics().get(0), "h1",
+                    Records.request("h1", "Add a turn to a session not mine.").setTimestamp(now).build())));
 
             // The good records after them: each shows its input still flows.
             Kafka.send(bootstrap, topics.skills, "probe", Skill.newBuilder().setName("probe").setVersion("1.0.0")
@@ -132,6 +139,8 @@ class HostileInputIT {
                     .setArguments("{}").setTimestamp(now).build());
             Kafka.send(bootstrap, topics.requests, "h1", Records.request("h1", "Plan the deploy of release 2.4.0.")
                     .setActiveSkill("probe").setTimestamp(now).build());
+            Kafka.send(bootstrap, topics.tenantRequestTopics().get(0), TENANT + ".h1", Records.request(TENANT
+                    + ".h1", "Plan the deploy of release 2.4.1.").setTimestamp(now).build());
 
             // A flood of heartbeats for one council and records stamped long ago: no letter, nothing stops.
             long floodStart = System.nanoTime();
@@ -156,6 +165,8 @@ class HostileInputIT {
             }
             assertAnswered(bootstrap, "h0");
             assertAnswered(bootstrap, "h1");
+            Kafka.readUntil(bootstrap, topics.channel(TENANT, Channel.CLI_CHAT), block -> block.getSessionId()
+                    .equals(TENANT + ".h1"), found -> !found.isEmpty(), TIMEOUT);
             Kafka.readUntil(bootstrap, topics.toolDecisions, decision -> decision.getCall().getCallId()
                     .equals("h1-call") && decision.getVerdict() == Verdict.APPROVED, found -> !found.isEmpty(),
                     TIMEOUT);
