@@ -81,6 +81,13 @@ public record Settings(String bootstrapServers, String applicationId, Path state
                 clientProperties, other, memory, tenants);
     }
 
+    /** The same settings with these tenants' own topics (tests of tenant-bound sessions). */
+    public Settings withTenants(List<String> other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
+                clientProperties, executor, memory, other);
+    }
+
     /**
      * The same settings logged in another way: client properties and tuning (a secured cluster's login, and no
      * aborting of others' transactions, which needs CLUSTER_ACTION).

@@ -23,6 +23,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -32,6 +33,8 @@ import io.cognitionstreams.routing.MarkerParser;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.security.Principals;
+import io.cognitionstreams.security.TenantBinding;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -80,15 +83,54 @@ final class Timeline {
 
     /**
      * The session's requests in offset order: from the first record at or after {@code from} in each partition
-     * (offsetsForTimes), or from the beginning. Records that do not decode were dead-lettered and are skipped.
+     * (offsetsForTimes), or from the beginning. Records that do not decode were dead-lettered and are skipped. A
+     * tenant's session ({@code <tenant>.<name>}) also has its originals on the tenant's requests topic, where only
+     * what the topic vouches for counts (TenantBinding); the two topics' records are merged by timestamp, each in
+     * its own offset order, the shared topic's first at equal times.
      */
     List<CognitionRequest> requests(String session, Optional<Instant> from) {
+        List<Timed> shared = requests(Topics.COGNITION_REQUESTS, session, from);
+        int dot = session.indexOf('.');
+        List<Timed> tenant = dot > 0 && Principals.validName(session.substring(0, dot))
+                ? tenantRequests(Topics.tenantRequests(session.substring(0, dot)), session, from) : List.of();
+        List<CognitionRequest> merged = new ArrayList<>(shared.size() + tenant.size());
+        int i = 0;
+        int j = 0;
+        while (i < shared.size() || j < tenant.size()) {
+            boolean fromShared = j == tenant.size()
+                    || i < shared.size() && shared.get(i).timestamp() <= tenant.get(j).timestamp();
+            merged.add(fromShared ? shared.get(i++).request() : tenant.get(j++).request());
+        }
+        return merged;
+    }
+
+    private record Timed(long timestamp, CognitionRequest request) {
+    }
+
+    /**
+     * What the session's tenant's topic holds of it. A session named like a tenant's that is not one has no such
+     * topic: that reads as empty, and so does a refusal, as the app may describe only the topics it has (those of
+     * the tenants it runs with).
+     */
+    private List<Timed> tenantRequests(String topic, String session, Optional<Instant> from) {
+        try {
+            return requests(topic, session, from);
+        } catch (TopicAuthorizationException e) {
+            return List.of();
+        }
+    }
+
+    private List<Timed> requests(String topic, String session, Optional<Instant> from) {
         byte[] key = session.getBytes(StandardCharsets.UTF_8);
-        List<CognitionRequest> requests = new ArrayList<>();
-        readToEnd(topics.requests, from, record -> {
+        List<Timed> requests = new ArrayList<>();
+        TopicReader.readToEnd(cluster.clientConfig(), topic, from, record -> {
             if (record.value() != null && Arrays.equals(record.key(), key)) {
                 try {
-                    requests.add(decode(topics.requests, record));
+                    CognitionRequest request = topics.requests.valueSerde().deserializer().deserialize(topic,
+                            record.value());
+                    if (TenantBinding.isBound(topic, request)) {
+                        requests.add(new Timed(record.timestamp(), request));
+                    }
                 } catch (RuntimeException e) {
                     // Refused on its way in: the assembly dead-lettered it, and a replay skips it too.
                 }

@@ -44,6 +44,11 @@ public record Principals(List<String> tenants, List<String> councilRoles) {
         return List.copyOf(names);
     }
 
+    /** Whether {@code name} may name a tenant or a council role. */
+    public static boolean validName(String name) {
+        return name != null && NAME.matcher(name).matches();
+    }
+
     public static String agent(String tenant) {
         return AGENT_PREFIX + tenant;
     }
@@ -55,7 +60,7 @@ public record Principals(List<String> tenants, List<String> councilRoles) {
     private static List<String> checked(List<String> names, String what) {
         Objects.requireNonNull(names, what + "s");
         for (String name : names) {
-            if (name == null || !NAME.matcher(name).matches()) {
+            if (!validName(name)) {
                 throw new IllegalArgumentException("invalid " + what + " name '" + name + "': use lower-case "
                         + "letters, digits and '-' (at most 63, starting with a letter or digit)");
             }

@@ -58,6 +58,8 @@ class TimeTravelCliIT {
             "Clean up the disk on the build server.", "Triage the crash again with the new stack trace.");
     /** In the scope before the session: its turns recall it. */
     private static final String KNOWN = "the parser crash reproduced on an empty header line in build 812";
+    /** One of the tenants a secured test broker has principals for, so its agent may send there. */
+    private static final String TENANT = "tenant-a";
     /** Learnt after the session: a live turn recalls it, a replayed one must not. */
     private static final String LEARNT_LATER = "the parser crash reported this morning is fixed in build 813";
 
@@ -67,7 +69,7 @@ class TimeTravelCliIT {
         String bootstrap = broker.bootstrapServers();
         String run = UUID.randomUUID().toString().substring(0, 8);
         String session = "tt-" + run;
-        Settings settings = Settings.local(bootstrap, "it-" + run, stateDir);
+        Settings settings = Settings.local(bootstrap, "it-" + run, stateDir).withTenants(List.of(TENANT));
         try (CognitionRuntime runtime = Logins.start(settings)) {
             runtime.awaitRunning(TIMEOUT);
             Topics topics = runtime.topics();
@@ -168,6 +170,23 @@ class TimeTravelCliIT {
             assertThat(Kafka.readUntil(bootstrap, topics.llmOutputs, o -> o.getSessionId().equals(session),
                     seen -> seen.size() >= 6, TIMEOUT)).as("the original session is not touched by the fork")
                     .extracting(LlmOutput::getRequestId).noneMatch(id -> id.contains(forked));
+
+            // A tenant's session: its original is on the tenant's own topic, sent by the tenant's agent.
+            String tenantSession = TENANT + ".tt-" + run;
+            Kafka.send(Logins.as(bootstrap, Principals.agent(TENANT)), topics.tenantRequestTopics().get(0),
+                    tenantSession, Records.request(tenantSession, PROMPTS.get(0)).setRequestId(tenantSession + "-r1")
+                            .setTimestamp(Instant.now()).build());
+            Kafka.readUntil(bootstrap, topics.checkpoints, c -> c.getSessionId().equals(tenantSession),
+                    seen -> !seen.isEmpty(), TIMEOUT);
+            Cli tenantReplay = Cli.run(Logins.cli(bootstrap, Principals.APP, "replay", "--session", tenantSession,
+                    "--to", "0"));
+            assertThat(tenantReplay.exitCode()).as(tenantReplay.err()).isZero();
+            assertThat(tenantReplay.out()).contains("replayed 1 request of session " + tenantSession);
+            List<CognitionPacket> tenantPackets = Kafka.readUntil(bootstrap, topics.packets,
+                    packet -> packet.getSessionId().equals(tenantSession), seen -> seen.size() >= 2, TIMEOUT);
+            assertThat(tenantPackets.get(1).getMeta().getParentId())
+                    .isEqualTo(tenantPackets.get(0).getMeta().getPacketId());
+            assertThat(idsAside(tenantPackets.get(1))).isEqualTo(idsAside(tenantPackets.get(0)));
 
             Cli active = Cli.run(Logins.cli(bootstrap, Principals.APP, "rewind", "--group",
                     settings.applicationId() + "-model-worker", "--to-time", Instant.now().toString()));
