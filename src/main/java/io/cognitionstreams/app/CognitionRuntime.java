@@ -140,7 +140,9 @@ public final class CognitionRuntime implements AutoCloseable {
             String capability = entry.getKey();
             Properties props = StreamsSettings.of(settings, capability,
                     entry.getValue().secondaryInputs().apply(topics));
-            KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props);
+            // Kafka's clients, without the rebalance after a corrupted task that loses records (StreamsClients).
+            KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props,
+                    new StreamsClients());
             // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
             // its last committed transaction by the replacement thread.
             app.setUncaughtExceptionHandler(error -> {

@@ -136,7 +136,11 @@ final class BrokerRestartRun {
             Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             List<OpenTransaction> hanging = Hanging.find(bootstrap, topics, Duration.ofMinutes(1));
             if (hanging.isEmpty() || !options.abortHanging()) {
-                throw new AssertionError(stalled.getMessage() + (hanging.isEmpty() ? ""
+                List<String> unanswered = ledger.incomplete(prompts);
+                String where = Whereabouts.of(bootstrap, topics, runtime.settings().applicationId(),
+                        unanswered.subList(0, Math.min(20, unanswered.size())));
+                throw new AssertionError(stalled.getMessage() + "; where the first unanswered stopped:\n" + where
+                        + (hanging.isEmpty() ? ""
                         : "; hanging transactions left by the broker (docs/reliability.md): " + hanging)
                         + "; capabilities " + runtime.states() + ", active tasks " + runtime.activeTasks()
                         + "; lag " + lag(client, runtime) + "; stream threads:\n" + streamThreads(), stalled);

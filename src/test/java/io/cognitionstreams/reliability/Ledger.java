@@ -168,6 +168,12 @@ final class Ledger implements AutoCloseable {
                 .isEmpty());
     }
 
+    /** The requests that do not yet have all they must have. */
+    List<String> incomplete(Map<String, String> promptByRequest) {
+        return promptByRequest.entrySet().stream().filter(entry -> !missing(entry.getKey(), entry.getValue())
+                .isEmpty()).map(Map.Entry::getKey).toList();
+    }
+
     private List<String> missing(String request, String prompt) {
         Expected expected = Expected.forPrompt(prompt);
         List<String> missing = new ArrayList<>();
