@@ -24,9 +24,9 @@ import io.cognitionstreams.topology.Outputs;
 
 /**
  * Budget compression: cognition.requests (and each tenant's cognition.requests.<tenant>) -> packets within budget
- * -> cognition.packets, with what it needs kept in state: each session's history (fed back from llm.outputs), a pending re-anchoring protocol (from denied calls on
- * tool.decisions), and the skills, governed identity and personas as global stores, so an edited skill or persona
- * shows up in the next packet without a restart.
+ * -> cognition.packets, with what it needs kept in state: each session's history (fed back from llm.outputs), a
+ * pending re-anchoring protocol (from denied calls on tool.decisions), and the skills, governed identity and
+ * personas as global stores, so an edited skill or persona shows up in the next packet without a restart.
  */
 public final class AssemblyTopology {
 

@@ -17,9 +17,9 @@ import io.cognitionstreams.topics.Topics;
 /**
  * Sends what a processor forwards to the topics that take it: each topic takes one record type, and a routed
  * block goes to its channel's topic, or the one {@link #addressingChannelsWith} picks. Every topology ends in one
- * of these, so a new output is one more {@link #to} and nothing else. A record no topic takes fails loudly ({@code noDefaultBranch}): it is a bug, not
- * data. One branch and sink per topic keeps every topic a topology writes visible in {@code Topology.describe()},
- * which topology-docs/ draws and TopologyDocsTest checks.
+ * of these, so a new output is one more {@link #to} and nothing else. A record no topic takes fails loudly
+ * ({@code noDefaultBranch}): it is a bug, not data. One branch and sink per topic keeps every topic a topology
+ * writes visible in {@code Topology.describe()}, which topology-docs/ draws and TopologyDocsTest checks.
  *
  * <p>A channel topic (people and other systems read it) takes its blocks only through the {@link ChannelCheck}, so a
  * topology that writes a channel cannot be built without naming its check ({@link #checkingChannelsWith}); and
