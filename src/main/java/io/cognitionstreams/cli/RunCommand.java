@@ -395,7 +395,7 @@ final class RunCommand implements Callable<Integer> {
      */
     static List<String> tenants(List<String> given, boolean secure) {
         List<String> named = given != null ? given
-                : secure ? List.of(Principals.DEFAULT_TENANTS.split(",")) : List.of();
+                : secure ? Principals.defaultTenants() : List.of();
         return new Principals(named, List.of()).tenants();
     }
 

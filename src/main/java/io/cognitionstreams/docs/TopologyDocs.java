@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -44,7 +43,7 @@ public final class TopologyDocs {
         // With the default tenants of `run --secure`, so the docs draw the tenants' requests and chat topics that
         // docs/security.md explains; without tenants those sources and sinks are simply absent.
         Topics topics = new Topics(new SingleObjectAvroSerdeFactory(), OutputLimits.defaults(),
-                List.of(Principals.DEFAULT_TENANTS.split(",")));
+                Principals.defaultTenants());
         Pipeline.Parts parts = Pipeline.Parts.defaults();
         Map<String, String> files = new LinkedHashMap<>();
         for (String name : Pipeline.capabilities(parts).keySet()) {

@@ -44,6 +44,11 @@ public record Principals(List<String> tenants, List<String> councilRoles) {
         return List.copyOf(names);
     }
 
+    /** {@link #DEFAULT_TENANTS} as a list. */
+    public static List<String> defaultTenants() {
+        return List.of(DEFAULT_TENANTS.split(","));
+    }
+
     /** Whether {@code name} may name a tenant or a council role. */
     public static boolean validName(String name) {
         return name != null && NAME.matcher(name).matches();

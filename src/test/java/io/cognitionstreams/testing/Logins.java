@@ -38,7 +38,7 @@ public final class Logins {
      */
     public static final String REQUESTS = Principals.APP;
 
-    static final Principals PRINCIPALS = new Principals(List.of(Principals.DEFAULT_TENANTS.split(",")),
+    static final Principals PRINCIPALS = new Principals(Principals.defaultTenants(),
             CouncilSettings.defaults().roles());
 
     /** Secured brokers by their address. */
