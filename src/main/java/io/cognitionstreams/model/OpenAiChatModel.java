@@ -1,12 +1,17 @@
 package io.cognitionstreams.model;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -43,9 +48,31 @@ public final class OpenAiChatModel implements ModelClient {
     }
 
     @Override
-    public Completion complete(String model, List<PromptMessage> prompt) throws ModelException {
+    public CompletableFuture<Completion> call(ModelCall call) {
+        String answering = modelOverride != null ? modelOverride : call.model();
+        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+                .timeout(timeout)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body(answering, call.prompt()).toString()));
+        if (apiKey != null && !apiKey.isBlank()) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        // Asynchronous: the worker keeps many calls in flight on the client's own few threads.
+        return http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString())
+                .handle((response, failure) -> {
+                    if (failure != null) {
+                        throw new CompletionException(unreachable(failure));
+                    }
+                    try {
+                        return answer(response, answering);
+                    } catch (ModelException e) {
+                        throw new CompletionException(e);
+                    }
+                });
+    }
+
+    private ObjectNode body(String answering, List<PromptMessage> prompt) {
         ObjectNode body = json.createObjectNode();
-        String answering = modelOverride != null ? modelOverride : model;
         body.put("model", answering);
         body.put("temperature", 0);
         ArrayNode messages = body.putArray("messages");
@@ -68,27 +95,30 @@ public final class OpenAiChatModel implements ModelClient {
                 }
             }
         }
-        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
-                .timeout(timeout)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
-        if (apiKey != null && !apiKey.isBlank()) {
-            request.header("Authorization", "Bearer " + apiKey);
+        return body;
+    }
+
+    /** Why no answer came: the cause's own words, never "null" (a refused connection has no message). */
+    private ModelException unreachable(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        String why = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+        if (cause instanceof HttpTimeoutException) {
+            why = "no answer within " + timeout.toMillis() + " ms";
+        } else if (cause instanceof ConnectException) {
+            why = "connection refused" + (cause.getMessage() != null ? " (" + cause.getMessage() + ")" : "");
         }
-        HttpResponse<String> response;
-        try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new ModelException("model endpoint " + endpoint + " unreachable: " + e.getMessage(), true, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ModelException("interrupted while waiting for " + endpoint, true, e);
-        }
+        return new ModelException("model endpoint " + endpoint + " unreachable: " + why,
+                !(cause instanceof IllegalArgumentException), cause);
+    }
+
+    private Completion answer(HttpResponse<String> response, String answering) throws ModelException {
         int status = response.statusCode();
         if (status != 200) {
-            boolean retriable = status == 429 || status >= 500;
+            boolean retriable = status == 429 || status >= 500 || status == 408;
             throw new ModelException("model endpoint " + endpoint + " answered HTTP " + status + ": "
-                    + abbreviate(response.body()), retriable, null);
+                    + abbreviate(response.body()), retriable, null, RetryAfter.parse(
+                    response.headers().firstValue("Retry-After"), Instant.now()).orElse(null));
         }
         try {
             JsonNode answer = json.readTree(response.body());
@@ -102,7 +132,8 @@ public final class OpenAiChatModel implements ModelClient {
                     usage.has("prompt_tokens") ? usage.get("prompt_tokens").asInt() : null,
                     usage.has("completion_tokens") ? usage.get("completion_tokens").asInt() : null);
         } catch (IOException e) {
-            throw new ModelException("model endpoint " + endpoint + " returned invalid JSON", false, e);
+            throw new ModelException("model endpoint " + endpoint + " returned invalid JSON: "
+                    + abbreviate(response.body()), false, e);
         }
     }
 

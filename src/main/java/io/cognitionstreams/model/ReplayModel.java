@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -78,7 +79,11 @@ public final class ReplayModel implements ModelClient {
     }
 
     @Override
-    public Completion complete(String model, List<PromptMessage> prompt) {
+    public CompletableFuture<Completion> call(ModelCall call) {
+        return CompletableFuture.completedFuture(answer(call.prompt()));
+    }
+
+    private Completion answer(List<PromptMessage> prompt) {
         String userPrompt = prompt.isEmpty() ? "" : prompt.get(prompt.size() - 1).content();
         Transcript transcript = pick(userPrompt);
         boolean retrying = prompt.stream()

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -48,15 +49,17 @@ class ModelWorkerIT {
             TopicProvisioner.ensure(admin, topics, 3, (short) 1);
         }
         AtomicInteger flakyCalls = new AtomicInteger();
-        ModelClient model = (name, prompt) -> {
-            String user = prompt.get(prompt.size() - 1).content();
+        ModelClient model = call -> {
+            String user = call.prompt().get(call.prompt().size() - 1).content();
             if (user.startsWith("refuse")) {
-                throw new ModelClient.ModelException("HTTP 400: prompt refused", false, null);
+                return CompletableFuture.failedFuture(
+                        new ModelClient.ModelException("HTTP 400: prompt refused", false, null));
             }
             if (user.startsWith("flaky") && flakyCalls.incrementAndGet() < 3) {
-                throw new ModelClient.ModelException("HTTP 503", true, null);
+                return CompletableFuture.failedFuture(new ModelClient.ModelException("HTTP 503", true, null));
             }
-            return new ModelClient.Completion("RESPONSE: answer to " + user, "test-model", 5, 4);
+            return CompletableFuture.completedFuture(
+                    new ModelClient.Completion("RESPONSE: answer to " + user, "test-model", 5, 4));
         };
         ModelWorker worker = new ModelWorker(asApp, app + "-model-worker", "it", topics, model, 3, 10, java.time.Duration.ofSeconds(15));
         Thread thread = new Thread(worker, "model-worker-it");

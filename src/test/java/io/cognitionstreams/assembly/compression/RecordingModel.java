@@ -2,6 +2,7 @@ package io.cognitionstreams.assembly.compression;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 
@@ -39,6 +40,16 @@ final class RecordingModel implements ModelClient {
 
     int calls() {
         return prompts.size();
+    }
+
+    /** Answers on the caller's thread, as {@link #complete} does: the compression chain waits on its own threads. */
+    @Override
+    public CompletableFuture<Completion> call(ModelCall call) {
+        try {
+            return CompletableFuture.completedFuture(complete(call.model(), call.prompt()));
+        } catch (ModelException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     @Override
