@@ -43,6 +43,7 @@ import io.cognitionstreams.executor.shell.ShellRunner;
 import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.health.DepartedInstances;
 import io.cognitionstreams.health.TransactionWatch;
+import io.cognitionstreams.model.AnthropicChatModel;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
@@ -305,8 +306,12 @@ public final class CognitionRuntime implements AutoCloseable {
         if (model.usesReplay()) {
             return ReplayModel.bundled();
         }
-        return new OpenAiChatModel(model.endpoint().get(), model.apiKey().orElse(null),
-                model.modelName().orElse(null), model.timeout());
+        return switch (model.provider().api()) {
+            case OPENAI -> new OpenAiChatModel(model.endpoint().get(), model.apiKey().orElse(null),
+                    model.modelName().orElse(null), model.timeout());
+            case ANTHROPIC -> new AnthropicChatModel(model.endpoint().get(), model.apiKey().orElse(null),
+                    model.modelName().orElse(null), model.timeout(), model.provider().maxTokens());
+        };
     }
 
     public Topics topics() {

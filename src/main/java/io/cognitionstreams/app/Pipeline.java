@@ -35,6 +35,7 @@ import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperTopology;
 import io.cognitionstreams.governance.GovernanceTopology;
 import io.cognitionstreams.prompt.ModelClient;
+import io.cognitionstreams.prompt.ToolCalling;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.routing.DestinationMatrix;
 import io.cognitionstreams.routing.OutputRouter;
@@ -80,7 +81,7 @@ public final class Pipeline {
                     .extractive(new ExtractiveSummarizer(EMBEDDER)).build(),
                     new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), GatekeeperSettings.defaults(),
                     CouncilSettings.defaults(), DecisionSignatures.Signer.generated(), 0,
-                    Settings.MemorySettings.defaults());
+                    Settings.MemorySettings.defaults(), Settings.Provider.defaults().tools());
         }
 
         /** With the Lite and Prime compression tiers when the settings name them. */
@@ -104,7 +105,7 @@ public final class Pipeline {
                         new OutputRouter(matrix, redactor, routing.limits()), settings.gatekeeper(),
                         settings.council(), new DecisionSignatures.Signer(new Ed25519.Key(Ed25519.loadOrCreate(
                                 tools.signingKeyFile(settings.stateDir())))), tools.autoContinueSteps(),
-                        settings.memory());
+                        settings.memory(), model.provider().tools());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot read the redaction config "
                         + routing.redactionConfig().get(), e);
@@ -113,11 +114,11 @@ public final class Pipeline {
 
         private static Parts with(FieldCompressor compressor, OutputRouter router, GatekeeperSettings gatekeeper,
                                   CouncilSettings council, DecisionSignatures.Signer signer,
-                                  int autoContinueSteps, Settings.MemorySettings memory) {
+                                  int autoContinueSteps, Settings.MemorySettings memory, ToolCalling calling) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                    ContextLayers.defaults(compressor), compressor), router, gatekeeper, council, signer,
-                    autoContinueSteps, memory.retention(), Pipeline.memoryModel(memory.embedder()));
+                    ContextLayers.defaults(compressor, calling), compressor, calling), router, gatekeeper, council,
+                    signer, autoContinueSteps, memory.retention(), Pipeline.memoryModel(memory.embedder()));
         }
     }
 

@@ -13,6 +13,7 @@ import io.cognitionstreams.assembly.MemoryRetention;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
+import io.cognitionstreams.prompt.ToolCalling;
 import io.cognitionstreams.routing.RoutingLimits;
 
 /**
@@ -196,9 +197,16 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      * @param modelName    model name sent to the endpoint instead of each packet's target model
      * @param timeout      per-call timeout
      * @param attempts     tries per packet for retriable failures
+     * @param provider     which API the endpoint speaks and how the model calls tools
      */
     public record ModelSettings(Optional<String> endpoint, Optional<String> apiKey, Optional<String> modelName,
-                                Duration timeout, int attempts) {
+                                Duration timeout, int attempts, Provider provider) {
+
+        /** With the default provider: OpenAI-compatible, native tool calls. */
+        public ModelSettings(Optional<String> endpoint, Optional<String> apiKey, Optional<String> modelName,
+                             Duration timeout, int attempts) {
+            this(endpoint, apiKey, modelName, timeout, attempts, Provider.defaults());
+        }
 
         public static ModelSettings replay() {
             return new ModelSettings(Optional.empty(), Optional.empty(), Optional.empty(), Duration.ofSeconds(60), 3);
@@ -207,6 +215,31 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         public boolean usesReplay() {
             return endpoint.isEmpty();
         }
+    }
+
+    /**
+     * The model endpoint's API and how the model calls tools (docs/model.md).
+     *
+     * @param api       the wire format of --model-endpoint
+     * @param tools     native: packets carry the specs of the tools the active skill may call, sent as the API's
+     *                  tools; text: the model writes EXECUTE lines
+     * @param maxTokens the most an answer may have, where the API requires a bound (Anthropic's max_tokens)
+     */
+    public record Provider(ModelApi api, ToolCalling tools, int maxTokens) {
+
+        public static final int DEFAULT_MAX_TOKENS = 4096;
+
+        public static Provider defaults() {
+            return new Provider(ModelApi.OPENAI, ToolCalling.NATIVE, DEFAULT_MAX_TOKENS);
+        }
+    }
+
+    /** The APIs a model endpoint may speak. */
+    public enum ModelApi {
+        /** Chat completions: OpenAI, Ollama, vLLM, llama.cpp server, most hosted APIs. */
+        OPENAI,
+        /** Anthropic's Messages API. */
+        ANTHROPIC
     }
 
     /** Episodic memory: how much each scope keeps, and which model embeds prompts and memories. */

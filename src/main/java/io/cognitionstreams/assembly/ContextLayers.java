@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.cognitionstreams.assembly.compression.CompressionResult;
+import io.cognitionstreams.prompt.ToolCalling;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.tokens.TokenCounter;
 
@@ -23,9 +24,15 @@ public final class ContextLayers {
     private ContextLayers() {
     }
 
+    /** The layers of a model that calls tools with EXECUTE lines. */
     public static List<ContextProvider> defaults(FieldCompressor compressor) {
+        return defaults(compressor, ToolCalling.TEXT);
+    }
+
+    /** @param calling how the model calls tools: what the tools index tells it */
+    public static List<ContextProvider> defaults(FieldCompressor compressor, ToolCalling calling) {
         List<ContextProvider> providers = new ArrayList<>(List.of(
-                new ActiveSkill(compressor), new ToolsIndex(), new EpisodicMemory()));
+                new ActiveSkill(compressor), new ToolsIndex(calling), new EpisodicMemory()));
         providers.sort(Comparator.comparingInt(ContextProvider::priority));
         return List.copyOf(providers);
     }
@@ -94,11 +101,18 @@ public final class ContextLayers {
     }
 
     /**
-     * One line per known skill, by name, then one per tool an executor offers that the active skill may call, with
-     * its arguments and how to call it (a model is only shown tools its skill's permissions allow: any other call
-     * would be denied). Cut to whole lines when over budget.
+     * One line per known skill, by name, then how to call tools and, for a model that calls them with EXECUTE lines,
+     * one line per tool an executor offers that the active skill may call, with its arguments (a model is only shown
+     * tools its skill's permissions allow: any other call would be denied). A model that calls tools natively gets
+     * them as the packet's tool specs instead. Cut to whole lines when over budget.
      */
     static final class ToolsIndex implements ContextProvider {
+        private final ToolCalling calling;
+
+        ToolsIndex(ToolCalling calling) {
+            this.calling = calling;
+        }
+
         @Override
         public String name() {
             return "tools";
@@ -121,10 +135,16 @@ public final class ContextLayers {
                 lines.add("- " + skill.getName() + ": " + skill.getDescription().strip());
             }
             lines.sort(null);
-            List<String> tools = ToolLines.callable(input.skill(), input.tools().get());
-            if (!tools.isEmpty()) {
-                lines.add(ToolLines.HOW_TO_CALL);
-                lines.addAll(tools);
+            if (calling == ToolCalling.NATIVE) {
+                if (!ToolLines.permitted(input.skill(), input.tools().get()).isEmpty()) {
+                    lines.add(ToolLines.HOW_TO_CALL_NATIVE);
+                }
+            } else {
+                List<String> tools = ToolLines.callable(input.skill(), input.tools().get());
+                if (!tools.isEmpty()) {
+                    lines.add(ToolLines.HOW_TO_CALL);
+                    lines.addAll(tools);
+                }
             }
             if (lines.isEmpty()) {
                 return Layer.empty(name(), priority());

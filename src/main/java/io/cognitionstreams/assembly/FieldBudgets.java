@@ -10,8 +10,9 @@ package io.cognitionstreams.assembly;
  * seed supports.
  *
  * <p>After identity, persona and task instruction, the user prompt is reserved whole (it is never cut); of what is
- * left, the layered context gets fixed shares (skill protocol 30 %, tools index 5 %, episodic memory 5 %) and the
- * history at most 60 % of what the context leaves. The rest is headroom for the model's answer.
+ * left, the layered context gets fixed shares (skill protocol 30 %, tools index 5 %, episodic memory 5 %), the specs
+ * of the tools a model calls natively at most 40 % of what the context leaves, and the history at most 60 % of what
+ * is left then. The rest is headroom for the model's answer.
  */
 public record FieldBudgets(int mtu) {
 
@@ -31,7 +32,14 @@ public record FieldBudgets(int mtu) {
         return Math.min(PERSONA_MAX, Math.max(0, remaining) * PERSONA_PERCENT_OF_REMAINING / 100);
     }
 
+    public static final int TOOL_SPECS_PERCENT_OF_REMAINING = 40;
+
     /** @param remaining tokens left after the header fields, the user prompt and the layered context */
+    public static int toolSpecs(int remaining) {
+        return Math.max(0, remaining) * TOOL_SPECS_PERCENT_OF_REMAINING / 100;
+    }
+
+    /** @param remaining tokens left after the header fields, the user prompt, the layered context and tool specs */
     public static int history(int remaining) {
         return Math.max(0, remaining) * HISTORY_PERCENT_OF_REMAINING / 100;
     }

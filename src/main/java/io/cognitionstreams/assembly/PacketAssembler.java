@@ -17,6 +17,7 @@ import io.cognitionstreams.assembly.history.ContextPruner;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.prompt.PromptRenderer;
+import io.cognitionstreams.prompt.ToolCalling;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -36,8 +37,8 @@ import io.cognitionstreams.tokens.Tokenizers;
  * request, timestamps are the request's), which replays and forks rely on.
  *
  * <p>Order of work: identity, persona and task instruction within their limits (compressed when over); the user
- * prompt reserved whole; the context layers in priority order, each within its share; then as much recent history
- * as fits its budget, newest first, never starting with a tool result whose call was left out. Finally the rendered
+ * prompt reserved whole; the context layers in priority order, each within its share; for a model that calls tools
+ * natively, the specs of the tools it may call, within theirs; then as much recent history as fits its budget, newest first, never starting with a tool result whose call was left out. Finally the rendered
  * prompt is counted as the model will see it; if framing pushes it over the MTU, the oldest history goes first.
  */
 public final class PacketAssembler {
@@ -48,13 +49,22 @@ public final class PacketAssembler {
     private final TaskInstructions instructions;
     private final List<ContextProvider> providers;
     private final FieldCompressor compressor;
+    private final ToolCalling calling;
 
+    /** For a model that calls tools with EXECUTE lines: packets carry no tool specs. */
     public PacketAssembler(Tokenizers tokenizers, TaskInstructions instructions, List<ContextProvider> providers,
                            FieldCompressor compressor) {
+        this(tokenizers, instructions, providers, compressor, ToolCalling.TEXT);
+    }
+
+    /** @param calling how the model calls tools: natively, packets carry the specs of those it may call */
+    public PacketAssembler(Tokenizers tokenizers, TaskInstructions instructions, List<ContextProvider> providers,
+                           FieldCompressor compressor, ToolCalling calling) {
         this.tokenizers = tokenizers;
         this.instructions = instructions;
         this.providers = List.copyOf(providers);
         this.compressor = compressor;
+        this.calling = calling;
     }
 
     /** A packet and the events that tell how it was built. */
@@ -133,6 +143,11 @@ public final class PacketAssembler {
             }
         }
 
+        ToolSpecs.Fitted specs = calling == ToolCalling.NATIVE
+                ? ToolSpecs.fit(input.skill(), input.tools().get(), FieldBudgets.toolSpecs(remaining), counter)
+                : ToolSpecs.Fitted.NONE;
+        remaining -= specs.tokens();
+
         int historyBudget = FieldBudgets.history(remaining);
         Deque<ChatMessage> history = pruned(request, recentHistory(input.history().get(), historyBudget, counter),
                 counter);
@@ -151,12 +166,12 @@ public final class PacketAssembler {
         int systemTokens = counter.count(PromptRenderer.systemPrompt(header)) + PromptRenderer.MESSAGE_OVERHEAD;
         int historyTokens = cost(history, counter);
         int dropped = 0;
-        while (systemTokens + historyTokens + promptCost > mtu && !history.isEmpty()) {
+        while (systemTokens + historyTokens + promptCost + specs.tokens() > mtu && !history.isEmpty()) {
             dropOldest(history);
             historyTokens = cost(history, counter);
             dropped++;
         }
-        int total = systemTokens + historyTokens + promptCost;
+        int total = systemTokens + historyTokens + promptCost + specs.tokens();
         if (total > mtu) {
             throw new TokenBudgetException("packet", total, mtu, "framing of the rendered prompt");
         }
@@ -165,6 +180,9 @@ public final class PacketAssembler {
         fieldTokens.put("task_instruction", taskTokens);
         fieldTokens.put("history", historyTokens);
         fieldTokens.put("user_prompt", promptTokens);
+        if (!specs.specs().isEmpty()) {
+            fieldTokens.put("tool_specs", specs.tokens());
+        }
 
         CognitionPacket packet = CognitionPacket.newBuilder()
                 .setMeta(MetaHeader.newBuilder()
@@ -189,8 +207,9 @@ public final class PacketAssembler {
                         .build())
                 .setFieldTokens(fieldTokens)
                 .setTotalTokens(total)
+                .setTools(specs.specs())
                 .build();
-        events.add(0, assembled(packet, input, layers, history.size(), dropped));
+        events.add(0, assembled(packet, input, layers, history.size(), dropped, specs));
         return new Assembly(packet, events);
     }
 
@@ -274,7 +293,7 @@ public final class PacketAssembler {
     }
 
     private static PipelineEvent assembled(CognitionPacket packet, AssemblyInput input, List<Layer> layers,
-                                           int historyMessages, int droppedForFraming) {
+                                           int historyMessages, int droppedForFraming, ToolSpecs.Fitted specs) {
         Persona persona = input.persona();
         Map<String, String> attributes = new LinkedHashMap<>();
         // Which version of a persona shaped the packet: personas change on a live topic.
@@ -283,6 +302,11 @@ public final class PacketAssembler {
             attributes.put("layer." + layer.name(), "priority=" + layer.priority() + " tokens=" + layer.tokens()
                     + " chars=" + layer.text().length() + " status=" + layer.status()
                     + (layer.note().isEmpty() ? "" : " note=" + layer.note()));
+        }
+        if (specs.offered() > 0) {
+            // A spec left out is a tool the model cannot call natively: say so where operators look.
+            attributes.put("tool_specs", "kept=" + specs.specs().size() + " of " + specs.offered() + " tokens="
+                    + specs.tokens());
         }
         attributes.put("history_messages", String.valueOf(historyMessages));
         attributes.put("history_tokens", String.valueOf(packet.getFieldTokens().get("history")));

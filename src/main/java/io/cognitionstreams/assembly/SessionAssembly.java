@@ -16,6 +16,7 @@ import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
+import io.cognitionstreams.schema.ChatToolCall;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.HistoryImport;
@@ -185,7 +186,12 @@ public final class SessionAssembly {
                 request.getTimestamp());
     }
 
-    /** The model's answer joins the history, counted once in the encoding of the packet it answered. */
+    /**
+     * The model's answer joins the history, counted once in the encoding of the packet it answered. An answer that
+     * called tools natively joins as the model made it: its own text and its calls, each under the pipeline's call
+     * id (which its result carries) with the model's id beside it (what the model is shown), not as the text with
+     * EXECUTE blocks routing read.
+     */
     public void remember(Memory memory, LlmOutput output) {
         if (output == null || output.getSessionId().isBlank()) {
             throw new InvalidRecordException("llm output without a session cannot join a history");
@@ -194,10 +200,20 @@ public final class SessionAssembly {
         // Counted in the encoding of the session's last packet: the one the next packet most likely uses.
         TokenCounter counter = state.getEncoding() != null ? assembler.counterForEncoding(state.getEncoding())
                 : assembler.counterFor(output.getModel());
-        memory.append(output.getSessionId(), state.getNextSequence(), ChatMessage.newBuilder()
-                .setRole(ChatRole.ASSISTANT)
-                .setContent(output.getText())
-                .setTokenCount(counter.count(output.getText()))
+        ChatMessage answer = output.getToolCalls().isEmpty()
+                ? ChatMessage.newBuilder().setRole(ChatRole.ASSISTANT).setContent(output.getText()).build()
+                : ChatMessage.newBuilder()
+                        .setRole(ChatRole.ASSISTANT)
+                        .setContent(output.getContent() != null ? output.getContent() : "")
+                        .setToolCalls(output.getToolCalls().stream().map(call -> ChatToolCall.newBuilder()
+                                .setId(call.getCallId())
+                                .setModelId(call.getId())
+                                .setName(call.getName())
+                                .setArguments(call.getArguments())
+                                .build()).toList())
+                        .build();
+        memory.append(output.getSessionId(), state.getNextSequence(), ChatMessage.newBuilder(answer)
+                .setTokenCount(PromptRenderer.tokens(answer, counter))
                 .build(), counter.encodingName(), output.getPacketId());
         memory.state(output.getSessionId(), SessionState.newBuilder(state)
                 .setNextSequence(state.getNextSequence() + 1).build());
@@ -205,8 +221,9 @@ public final class SessionAssembly {
 
     /**
      * A tool result joins the history as a TOOL message paired with its call ({@code tool_call_id}), pruned like any
-     * message. Rendered to the model as a user message: our models call tools with EXECUTE lines, not native tool
-     * calls, and chat APIs refuse a tool message that answers no tool call of theirs.
+     * message. The result of a native call follows the answer that made it and is sent to the model as a tool
+     * message answering that call; the result of an EXECUTE line answers no native call, and chat APIs refuse a tool
+     * message that answers no tool call of theirs, so it is rendered as a user message (ContextPruner).
      *
      * @param source where the result was read: the id of the event it may lead to
      */

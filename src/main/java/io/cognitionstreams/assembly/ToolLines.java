@@ -2,6 +2,7 @@ package io.cognitionstreams.assembly;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,23 @@ final class ToolLines {
     private ToolLines() {
     }
 
+    /** How the model calls a tool natively: the API's own tool calls, which the worker writes as EXECUTE lines. */
+    static final String HOW_TO_CALL_NATIVE = "Call the tools you are given with the API's tool calls; each result "
+            + "arrives as the tool message that answers its call.";
+
     static List<String> callable(Optional<Skill> skill, Collection<ToolDescriptor> tools) {
+        List<String> lines = new ArrayList<>();
+        for (ToolDescriptor tool : permitted(skill, tools)) {
+            // the schema is the server's too: none of it may open a line of its own in the prompt
+            lines.add(("- " + tool.getName() + "(" + arguments(tool.getInputSchema()) + "): ")
+                    .replaceAll("\\s+", " ") + oneLine(tool.getDescription()));
+        }
+        lines.sort(null);
+        return lines;
+    }
+
+    /** The tools the active skill's permissions allow, by name: a model is shown no other. */
+    static List<ToolDescriptor> permitted(Optional<Skill> skill, Collection<ToolDescriptor> tools) {
         if (skill.isEmpty() || tools.isEmpty()) {
             return List.of();
         }
@@ -41,16 +58,8 @@ final class ToolLines {
         } catch (IllegalArgumentException e) {
             return List.of(); // the gatekeeper denies every call of a skill whose permissions do not parse
         }
-        List<String> lines = new ArrayList<>();
-        for (ToolDescriptor tool : tools) {
-            if (permissions.allows(tool.getName())) {
-                // the schema is the server's too: none of it may open a line of its own in the prompt
-                lines.add(("- " + tool.getName() + "(" + arguments(tool.getInputSchema()) + "): ")
-                        .replaceAll("\\s+", " ") + oneLine(tool.getDescription()));
-            }
-        }
-        lines.sort(null);
-        return lines;
+        return tools.stream().filter(tool -> permissions.allows(tool.getName()))
+                .sorted(Comparator.comparing(ToolDescriptor::getName)).toList();
     }
 
     /** {@code name: type} per property of the input schema, {@code ?} after the optional ones. */

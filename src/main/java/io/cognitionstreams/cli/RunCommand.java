@@ -95,8 +95,11 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     MemoryOptions memory;
 
+    @Mixin
+    ModelOptions model;
+
     @Option(names = "--model-endpoint", paramLabel = "URL",
-            description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
+            description = "The model's API base URL, e.g. http://localhost:11434/v1 (its API: --model-api). "
                     + "Default: the replay model, which answers from recorded transcripts.")
     String modelEndpoint;
 
@@ -278,6 +281,7 @@ final class RunCommand implements Callable<Integer> {
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures,
                 councilMaxMessageAge);
         Settings.MemorySettings memorySettings = memory.settings();
+        Settings.Provider provider = model.provider();
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
@@ -329,7 +333,7 @@ final class RunCommand implements Callable<Integer> {
                 stateDir != null ? stateDir : dataDir.resolve("streams"), cluster.registry(), partitions, replication,
                 threads, new Settings.ModelSettings(Optional.ofNullable(modelEndpoint),
                 Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName),
-                modelTimeout, 3),
+                modelTimeout, 3, provider),
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
                         compressionDeadline),
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),

@@ -14,12 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.prompt.ModelClient;
-import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.topics.OutputGuard;
-import io.cognitionstreams.topics.Lineage;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.worker.TransactionalLoop;
 
@@ -87,24 +85,7 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
         }
         try {
             ModelClient.Completion completion = completeWithRetries(packet);
-            LlmOutput output = LlmOutput.newBuilder()
-                    .setOutputId(Lineage.outputId(packet.getMeta().getPacketId()))
-                    .setPacketId(packet.getMeta().getPacketId())
-                    .setParentId(packet.getMeta().getParentId())
-                    .setTimeTravel(packet.getMeta().getTimeTravel())
-                    .setOriginSessionId(packet.getMeta().getOriginSessionId())
-                    .setRequestId(packet.getRequestId())
-                    .setSessionId(packet.getSessionId())
-                    .setActiveSkill(packet.getHeader().getActiveSkill())
-                    .setModel(completion.model())
-                    .setText(completion.text())
-                    .setTimestamp(Instant.now())
-                    .setLatencyMs(Duration.between(packet.getMeta().getTimestamp(), Instant.now()).toMillis())
-                    .setPromptTokens(completion.promptTokens())
-                    .setCompletionTokens(completion.completionTokens())
-                    .setCouncilId(packet.getMeta().getCouncilId())
-                    .setMemoryScope(packet.getMeta().getMemoryScope())
-                    .build();
+            LlmOutput output = ModelTurn.output(packet, completion, Instant.now());
             return new ProducerRecord<>(topics.llmOutputs.name(), record.key(),
                     topics.llmOutputs.valueSerde().serializer().serialize(topics.llmOutputs.name(), output));
         } catch (ModelClient.ModelException e) {
@@ -121,7 +102,7 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
     private ModelClient.Completion completeWithRetries(CognitionPacket packet) throws ModelClient.ModelException {
         for (int attempt = 1; ; attempt++) {
             try {
-                return model.complete(packet.getTargetModel(), PromptRenderer.render(packet));
+                return model.complete(ModelTurn.call(packet, null));
             } catch (ModelClient.ModelException e) {
                 if (!e.retriable() || attempt >= attempts || !running.get()) {
                     throw e;

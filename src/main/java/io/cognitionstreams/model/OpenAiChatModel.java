@@ -1,18 +1,17 @@
 package io.cognitionstreams.model;
 
-import java.io.IOException;
-import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -23,16 +22,18 @@ import io.cognitionstreams.schema.ChatToolCall;
 
 /**
  * Any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp server, hosted APIs).
- * The base URL is the part before {@code /chat/completions}, e.g. {@code http://localhost:11434/v1}.
+ * The base URL is the part before {@code /chat/completions}, e.g. {@code http://localhost:11434/v1}. Tools go as
+ * {@code tools} of type {@code function}, calls come back as {@code message.tool_calls} (or, streamed, as
+ * {@code delta.tool_calls} pieces put together by their {@code index}); a streamed call asks for the usage in the
+ * last chunk ({@code stream_options.include_usage}) and ends with {@code data: [DONE]}.
  */
 public final class OpenAiChatModel implements ModelClient {
 
-    private final ObjectMapper json = new ObjectMapper();
-    private final HttpClient http;
-    private final URI endpoint;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ModelHttp http;
     private final String apiKey;
     private final String modelOverride;
-    private final Duration timeout;
 
     /**
      * @param modelOverride model name sent to the endpoint instead of the packet's target model (null: use the
@@ -40,43 +41,33 @@ public final class OpenAiChatModel implements ModelClient {
      */
     public OpenAiChatModel(String baseUrl, String apiKey, String modelOverride, Duration timeout) {
         String base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-        this.endpoint = URI.create(base + "/chat/completions");
+        this.http = new ModelHttp(URI.create(base + "/chat/completions"), timeout);
         this.apiKey = apiKey;
         this.modelOverride = modelOverride;
-        this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     }
 
     @Override
     public CompletableFuture<Completion> call(ModelCall call) {
         String answering = modelOverride != null ? modelOverride : call.model();
-        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
-                .timeout(timeout)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body(answering, call.prompt()).toString()));
+        WireNames names = WireNames.of(ToolJson.names(call));
+        HttpRequest.Builder request = http.post(body(answering, call, names).toString());
         if (apiKey != null && !apiKey.isBlank()) {
             request.header("Authorization", "Bearer " + apiKey);
         }
-        // Asynchronous: the worker keeps many calls in flight on the client's own few threads.
-        return http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString())
-                .handle((response, failure) -> {
-                    if (failure != null) {
-                        throw new CompletionException(unreachable(failure));
-                    }
-                    try {
-                        return answer(response, answering);
-                    } catch (ModelException e) {
-                        throw new CompletionException(e);
-                    }
-                });
+        try {
+            return http.send(request.build(), call.streamed() ? new Chunks(call, answering, names) : null,
+                    body -> answer(body, answering, names), this::refusal);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(http.failed(e));
+        }
     }
 
-    private ObjectNode body(String answering, List<PromptMessage> prompt) {
-        ObjectNode body = json.createObjectNode();
+    private static ObjectNode body(String answering, ModelCall call, WireNames names) {
+        ObjectNode body = JSON.createObjectNode();
         body.put("model", answering);
         body.put("temperature", 0);
         ArrayNode messages = body.putArray("messages");
-        for (PromptMessage message : prompt) {
+        for (PromptMessage message : call.prompt()) {
             ObjectNode rendered = messages.addObject().put("role", message.role());
             if (message.toolCalls().isEmpty() || !message.content().isEmpty()) {
                 rendered.put("content", message.content());
@@ -89,55 +80,187 @@ public final class OpenAiChatModel implements ModelClient {
             }
             if (!message.toolCalls().isEmpty()) {
                 ArrayNode calls = rendered.putArray("tool_calls");
-                for (ChatToolCall call : message.toolCalls()) {
-                    calls.addObject().put("id", call.getId()).put("type", "function").putObject("function")
-                            .put("name", call.getName()).put("arguments", call.getArguments());
+                for (ChatToolCall made : message.toolCalls()) {
+                    calls.addObject().put("id", made.getId()).put("type", "function").putObject("function")
+                            .put("name", names.wire(made.getName())).put("arguments", made.getArguments());
                 }
             }
+        }
+        if (!call.tools().isEmpty()) {
+            ArrayNode tools = body.putArray("tools");
+            for (ToolSpec tool : call.tools()) {
+                ObjectNode function = tools.addObject().put("type", "function").putObject("function");
+                function.put("name", names.wire(tool.name()));
+                if (!tool.description().isEmpty()) {
+                    function.put("description", tool.description());
+                }
+                function.set("parameters", ToolJson.schema(tool));
+            }
+        }
+        if (call.streamed()) {
+            body.put("stream", true);
+            body.putObject("stream_options").put("include_usage", true);
         }
         return body;
     }
 
-    /** Why no answer came: the cause's own words, never "null" (a refused connection has no message). */
-    private ModelException unreachable(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        String why = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
-        if (cause instanceof HttpTimeoutException) {
-            why = "no answer within " + timeout.toMillis() + " ms";
-        } else if (cause instanceof ConnectException) {
-            why = "connection refused" + (cause.getMessage() != null ? " (" + cause.getMessage() + ")" : "");
-        }
-        return new ModelException("model endpoint " + endpoint + " unreachable: " + why,
-                !(cause instanceof IllegalArgumentException), cause);
-    }
-
-    private Completion answer(HttpResponse<String> response, String answering) throws ModelException {
-        int status = response.statusCode();
-        if (status != 200) {
-            boolean retriable = status == 429 || status >= 500 || status == 408;
-            throw new ModelException("model endpoint " + endpoint + " answered HTTP " + status + ": "
-                    + abbreviate(response.body()), retriable, null, RetryAfter.parse(
-                    response.headers().firstValue("Retry-After"), Instant.now()).orElse(null));
-        }
+    private Completion answer(String body, String answering, WireNames names) {
+        JsonNode answer;
         try {
-            JsonNode answer = json.readTree(response.body());
-            JsonNode content = answer.path("choices").path(0).path("message").path("content");
-            if (!content.isTextual()) {
-                throw new ModelException("model endpoint " + endpoint + " returned no message content: "
-                        + abbreviate(response.body()), false, null);
+            answer = JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw new CompletionException(http.unreadable("returned invalid JSON", body, e));
+        }
+        JsonNode message = answer == null ? null : answer.path("choices").path(0).path("message");
+        if (message == null || !message.isObject()) {
+            throw new CompletionException(http.unreadable("returned no message", body, null));
+        }
+        JsonNode content = message.path("content");
+        List<ChatToolCall> calls = new ArrayList<>();
+        for (JsonNode made : message.path("tool_calls")) {
+            JsonNode function = made.path("function");
+            calls.add(ToolJson.call(made.path("id").asText(""), function.path("name").asText(""),
+                    arguments(function.get("arguments")), names));
+        }
+        if (!content.isTextual() && calls.isEmpty()) {
+            throw new CompletionException(http.unreadable("returned neither message content nor tool calls",
+                    body, null));
+        }
+        JsonNode usage = answer.path("usage");
+        return new Completion(content.isTextual() ? content.asText() : "", calls, answering,
+                count(usage, "prompt_tokens"), count(usage, "completion_tokens"));
+    }
+
+    /** Arguments are JSON text; some servers send the object itself, and a call without arguments has none. */
+    private static String arguments(JsonNode arguments) {
+        if (arguments == null || arguments.isNull()) {
+            return "{}";
+        }
+        return arguments.isTextual() ? arguments.asText() : arguments.toString();
+    }
+
+    private static Integer count(JsonNode usage, String field) {
+        return usage.path(field).isNumber() ? usage.get(field).asInt() : null;
+    }
+
+    /** OpenAI's error body is {@code {"error": {"message": ...}}}; others send text: either is the reason. */
+    private ModelException refusal(int status, String body, HttpHeaders headers) {
+        String message = ModelHttp.abbreviate(body);
+        try {
+            JsonNode error = JSON.readTree(body).path("error");
+            if (error.path("message").isTextual()) {
+                message = error.get("message").asText();
+            } else if (error.isTextual()) {
+                message = error.asText();
             }
-            JsonNode usage = answer.path("usage");
-            return new Completion(content.asText(), answering,
-                    usage.has("prompt_tokens") ? usage.get("prompt_tokens").asInt() : null,
-                    usage.has("completion_tokens") ? usage.get("completion_tokens").asInt() : null);
-        } catch (IOException e) {
-            throw new ModelException("model endpoint " + endpoint + " returned invalid JSON: "
-                    + abbreviate(response.body()), false, e);
+        } catch (JsonProcessingException | RuntimeException e) {
+            // not JSON: the body is the reason
+        }
+        return http.refused(status, message, headers);
+    }
+
+    /** A streamed answer put together from its chunks; text pieces go to the call's deltas as they arrive. */
+    private final class Chunks implements ModelHttp.Stream {
+        private final ModelCall call;
+        private final String answering;
+        private final WireNames names;
+        private final ServerSentEvents events = new ServerSentEvents(this::event);
+        private final StringBuilder text = new StringBuilder();
+        private final Map<Integer, PartialCall> calls = new TreeMap<>();
+        private Integer promptTokens;
+        private Integer completionTokens;
+        private boolean finished;
+        private boolean done;
+
+        Chunks(ModelCall call, String answering, WireNames names) {
+            this.call = call;
+            this.answering = answering;
+            this.names = names;
+        }
+
+        @Override
+        public void line(String line) throws ModelException {
+            events.line(line);
+        }
+
+        private void event(String event, String data) throws ModelException {
+            if (done) {
+                return;
+            }
+            if (data.strip().equals("[DONE]")) {
+                done = true;
+                return;
+            }
+            JsonNode chunk;
+            try {
+                chunk = JSON.readTree(data);
+            } catch (JsonProcessingException e) {
+                throw http.unreadable("streamed a chunk that is not JSON", data, e);
+            }
+            JsonNode error = chunk.path("error");
+            if (!error.isMissingNode() && !error.isNull()) {
+                int code = error.path("code").asInt(0);
+                throw new ModelException("model endpoint " + http.endpoint() + " failed mid-stream: "
+                        + (error.path("message").isTextual() ? error.get("message").asText() : error.toString()),
+                        ModelHttp.retriable(code), null);
+            }
+            JsonNode choice = chunk.path("choices").path(0);
+            JsonNode delta = choice.path("delta");
+            if (delta.path("content").isTextual() && !delta.get("content").asText().isEmpty()) {
+                String piece = delta.get("content").asText();
+                text.append(piece);
+                call.deltas().accept(piece);
+            }
+            int position = 0;
+            for (JsonNode piece : delta.path("tool_calls")) {
+                int index = piece.path("index").isInt() ? piece.get("index").asInt() : position;
+                position++;
+                PartialCall partial = calls.computeIfAbsent(index, i -> new PartialCall());
+                // Ids and names come whole in the first piece (some servers repeat them); arguments in pieces.
+                if (partial.id.isEmpty()) {
+                    partial.id = piece.path("id").asText("");
+                }
+                JsonNode function = piece.path("function");
+                if (partial.name.isEmpty()) {
+                    partial.name = function.path("name").asText("");
+                }
+                JsonNode arguments = function.get("arguments");
+                if (arguments != null && !arguments.isNull()) {
+                    partial.arguments.append(arguments.isTextual() ? arguments.asText() : arguments.toString());
+                    partial.hasArguments = true;
+                }
+            }
+            if (choice.path("finish_reason").isTextual()) {
+                finished = true;
+            }
+            JsonNode usage = chunk.path("usage");
+            if (usage.isObject()) {
+                promptTokens = count(usage, "prompt_tokens");
+                completionTokens = count(usage, "completion_tokens");
+            }
+        }
+
+        @Override
+        public Completion end() throws ModelException {
+            if (!done && !finished) {
+                throw new ModelException("model endpoint " + http.endpoint() + " unreachable: the stream ended "
+                        + "before its last chunk (no finish_reason, no [DONE])", true, null);
+            }
+            List<ChatToolCall> made = new ArrayList<>();
+            calls.values().forEach(partial -> made.add(ToolJson.call(partial.id, partial.name,
+                    partial.hasArguments ? partial.arguments.toString() : "{}", names)));
+            if (text.isEmpty() && made.isEmpty()) {
+                throw new ModelException("model endpoint " + http.endpoint() + " streamed neither content nor tool "
+                        + "calls", false, null);
+            }
+            return new Completion(text.toString(), made, answering, promptTokens, completionTokens);
         }
     }
 
-    private static String abbreviate(String text) {
-        return text.length() <= 300 ? text : text.substring(0, 300) + "...";
+    private static final class PartialCall {
+        String id = "";
+        String name = "";
+        final StringBuilder arguments = new StringBuilder();
+        boolean hasArguments;
     }
 }

@@ -26,7 +26,12 @@ public interface ModelClient {
 
     /** Waits for {@link #call}: for callers with a thread to spare (compression tiers, tests). */
     default Completion complete(String model, List<PromptMessage> prompt) throws ModelException {
-        CompletableFuture<Completion> answer = call(ModelCall.of(model, prompt));
+        return complete(ModelCall.of(model, prompt));
+    }
+
+    /** Waits for {@link #call}. */
+    default Completion complete(ModelCall call) throws ModelException {
+        CompletableFuture<Completion> answer = call(call);
         try {
             return answer.get();
         } catch (InterruptedException e) {

@@ -1,0 +1,64 @@
+package io.cognitionstreams.cli;
+
+import java.util.Locale;
+
+import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.prompt.ToolCalling;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/** The model room: which API the endpoint speaks and how the model calls tools (docs/model.md). */
+final class ModelOptions {
+
+    @Option(names = "--model-api", paramLabel = "openai|anthropic", defaultValue = "openai",
+            converter = ApiName.class,
+            description = "What --model-endpoint speaks: openai, chat completions (OpenAI, Ollama, vLLM, llama.cpp "
+                    + "server, most hosted APIs; base URL before /chat/completions), or anthropic, Anthropic's "
+                    + "Messages API (base URL before /messages, e.g. https://api.anthropic.com/v1) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Settings.ModelApi api;
+
+    @Option(names = "--model-tools", paramLabel = "native|text", defaultValue = "native",
+            converter = ToolCallingName.class,
+            description = "How the model calls tools: native, with the API's tool calls (packets carry the tools "
+                    + "the active skill may call, with their JSON schemas, counted against the MTU), or text, "
+                    + "with EXECUTE lines the tools index teaches it (default: ${DEFAULT-VALUE}).")
+    ToolCalling tools;
+
+    @Option(names = "--model-max-tokens", paramLabel = "N",
+            defaultValue = "" + Settings.Provider.DEFAULT_MAX_TOKENS,
+            description = "The most one answer may have, where the API requires a bound (Anthropic's max_tokens) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int maxTokens;
+
+    Settings.Provider provider() {
+        if (maxTokens < 1) {
+            throw new IllegalArgumentException("--model-max-tokens must be at least 1, got " + maxTokens);
+        }
+        return new Settings.Provider(api, tools, maxTokens);
+    }
+
+    /** Lower-case names on the command line, as the docs write them. */
+    static final class ApiName implements ITypeConverter<Settings.ModelApi> {
+        @Override
+        public Settings.ModelApi convert(String value) {
+            try {
+                return Settings.ModelApi.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "' is not openai or anthropic");
+            }
+        }
+    }
+
+    static final class ToolCallingName implements ITypeConverter<ToolCalling> {
+        @Override
+        public ToolCalling convert(String value) {
+            try {
+                return ToolCalling.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "' is not native or text");
+            }
+        }
+    }
+}
