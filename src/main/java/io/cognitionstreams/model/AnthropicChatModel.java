@@ -206,38 +206,22 @@ public final class AnthropicChatModel implements ModelClient {
     }
 
     /** A streamed answer put together from its events; text pieces go to the call's deltas as they arrive. */
-    private final class Events implements ModelHttp.Stream {
-        private final ModelCall call;
-        private final String answering;
-        private final WireNames names;
-        private final ServerSentEvents events = new ServerSentEvents(this::event);
-        private final StringBuilder text = new StringBuilder();
+    private final class Events extends StreamedAnswer {
         private final Map<Integer, ToolUse> uses = new TreeMap<>();
         private Integer inputTokens;
         private Integer outputTokens;
         private boolean stopped;
 
         Events(ModelCall call, String answering, WireNames names) {
-            this.call = call;
-            this.answering = answering;
-            this.names = names;
+            super(http, call, answering, names);
         }
 
         @Override
-        public void line(String line) throws ModelException {
-            events.line(line);
-        }
-
-        private void event(String name, String data) throws ModelException {
+        protected void event(String name, String data) throws ModelException {
             if (stopped) {
                 return;
             }
-            JsonNode event;
-            try {
-                event = JSON.readTree(data);
-            } catch (JsonProcessingException e) {
-                throw http.unreadable("streamed an event that is not JSON", data, e);
-            }
+            JsonNode event = json(data);
             // The data's type names the event; the event: line says the same.
             String type = event.path("type").asText(name);
             switch (type) {
@@ -295,18 +279,10 @@ public final class AnthropicChatModel implements ModelClient {
             }
         }
 
-        private void piece(String piece) {
-            if (!piece.isEmpty()) {
-                text.append(piece);
-                call.deltas().accept(piece);
-            }
-        }
-
         @Override
         public Completion end() throws ModelException {
             if (!stopped) {
-                throw new ModelException("model endpoint " + http.endpoint() + " unreachable: the stream ended "
-                        + "before message_stop", true, null);
+                throw cutOff("message_stop");
             }
             List<ChatToolCall> calls = new ArrayList<>();
             uses.values().forEach(use -> calls.add(ToolJson.call(use.id, use.name,

@@ -160,12 +160,7 @@ public final class OpenAiChatModel implements ModelClient {
     }
 
     /** A streamed answer put together from its chunks; text pieces go to the call's deltas as they arrive. */
-    private final class Chunks implements ModelHttp.Stream {
-        private final ModelCall call;
-        private final String answering;
-        private final WireNames names;
-        private final ServerSentEvents events = new ServerSentEvents(this::event);
-        private final StringBuilder text = new StringBuilder();
+    private final class Chunks extends StreamedAnswer {
         private final Map<Integer, PartialCall> calls = new TreeMap<>();
         private Integer promptTokens;
         private Integer completionTokens;
@@ -173,17 +168,11 @@ public final class OpenAiChatModel implements ModelClient {
         private boolean done;
 
         Chunks(ModelCall call, String answering, WireNames names) {
-            this.call = call;
-            this.answering = answering;
-            this.names = names;
+            super(http, call, answering, names);
         }
 
         @Override
-        public void line(String line) throws ModelException {
-            events.line(line);
-        }
-
-        private void event(String event, String data) throws ModelException {
+        protected void event(String event, String data) throws ModelException {
             if (done) {
                 return;
             }
@@ -191,12 +180,7 @@ public final class OpenAiChatModel implements ModelClient {
                 done = true;
                 return;
             }
-            JsonNode chunk;
-            try {
-                chunk = JSON.readTree(data);
-            } catch (JsonProcessingException e) {
-                throw http.unreadable("streamed a chunk that is not JSON", data, e);
-            }
+            JsonNode chunk = json(data);
             JsonNode error = chunk.path("error");
             if (!error.isMissingNode() && !error.isNull()) {
                 int code = error.path("code").asInt(0);
@@ -206,10 +190,8 @@ public final class OpenAiChatModel implements ModelClient {
             }
             JsonNode choice = chunk.path("choices").path(0);
             JsonNode delta = choice.path("delta");
-            if (delta.path("content").isTextual() && !delta.get("content").asText().isEmpty()) {
-                String piece = delta.get("content").asText();
-                text.append(piece);
-                call.deltas().accept(piece);
+            if (delta.path("content").isTextual()) {
+                piece(delta.get("content").asText());
             }
             int position = 0;
             for (JsonNode piece : delta.path("tool_calls")) {
@@ -243,8 +225,7 @@ public final class OpenAiChatModel implements ModelClient {
         @Override
         public Completion end() throws ModelException {
             if (!done && !finished) {
-                throw new ModelException("model endpoint " + http.endpoint() + " unreachable: the stream ended "
-                        + "before its last chunk (no finish_reason, no [DONE])", true, null);
+                throw cutOff("its last chunk (no finish_reason, no [DONE])");
             }
             List<ChatToolCall> made = new ArrayList<>();
             calls.values().forEach(partial -> made.add(ToolJson.call(partial.id, partial.name,

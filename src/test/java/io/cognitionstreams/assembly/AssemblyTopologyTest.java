@@ -30,7 +30,9 @@ import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.governance.IdentityGovernance;
+import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.prompt.PromptRenderer;
+import io.cognitionstreams.prompt.ToolCalling;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -48,6 +50,7 @@ import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.NativeToolCall;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoutedBlock;
@@ -55,6 +58,8 @@ import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.ToolDescriptor;
+import io.cognitionstreams.schema.ToolSpec;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.Drivers;
@@ -114,10 +119,14 @@ class AssemblyTopologyTest {
     }
 
     private TopologyTestDriver start(Path dir) {
+        return start(dir, ToolCalling.TEXT);
+    }
+
+    private TopologyTestDriver start(Path dir, ToolCalling calling) {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
-                ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MINILM, AUTO_CONTINUE,
-                RETENTION, CouncilSeal.NONE);
+                ContextLayers.defaults(PREFIX_COMPRESSOR, calling), PREFIX_COMPRESSOR, calling), MINILM,
+                AUTO_CONTINUE, RETENTION, CouncilSeal.NONE);
         // The wall clock an hour after the records' time, as it would be live: retention judges ages by it.
         TopologyTestDriver started = Drivers.driver(builder.build(), dir, Records.T0.plus(Duration.ofHours(1)));
         requests = TopicDriver.input(started, topics.requests);
@@ -243,6 +252,73 @@ class AssemblyTopologyTest {
             assertThat(entries).toIterable().extracting(entry -> entry.value.getMessage().getRole())
                     .as("stored as TOOL messages; only the packet renders them").contains(ChatRole.TOOL);
         }
+    }
+
+    @Test
+    void aModelThatCallsToolsNativelyGetsTheirSpecsCountedAndItsCallsAndResultsBackAsItMadeThem(
+            @TempDir Path nativeDir) {
+        driver.close();
+        driver = start(nativeDir, ToolCalling.NATIVE);
+        TestInputTopic<String, ToolDescriptor> tools = TopicDriver.input(driver, topics.tools);
+        TestInputTopic<String, ToolResult> results = TopicDriver.input(driver, topics.toolResults);
+        String readSchema = "{\"type\": \"object\", \"properties\": {\"path\": {\"type\": \"string\"}}}";
+        tools.pipeInput("mcp__workspace__read_file", descriptor("mcp__workspace__read_file", readSchema));
+        tools.pipeInput("mcp__workspace__list_files", descriptor("mcp__workspace__list_files", null));
+        tools.pipeInput("mcp__git__push", descriptor("mcp__git__push", null));
+        skills.pipeInput("workspace", skill("workspace", "1.0.0", "Read before you write."));
+        requests.pipeInput("s1", Records.request("s1", "Read a and b.").setActiveSkill("workspace").build());
+
+        CognitionPacket first = packets.readValue();
+        assertThat(first.getTools()).as("only what the skill may call, by name, with its schema")
+                .extracting(ToolSpec::getName, ToolSpec::getParameters).containsExactly(
+                        tuple("mcp__workspace__list_files", "{\"type\":\"object\"}"),
+                        tuple("mcp__workspace__read_file", "{\"type\":\"object\",\"properties\":{\"path\":"
+                                + "{\"type\":\"string\"}}}"));
+        int specTokens = first.getFieldTokens().get("tool_specs");
+        assertThat(specTokens).isPositive();
+        int rendered = PromptRenderer.render(first).stream()
+                .mapToInt(message -> o200k.count(message.content()) + PromptRenderer.MESSAGE_OVERHEAD).sum();
+        assertThat(first.getTotalTokens()).as("the specs are counted against the MTU")
+                .isEqualTo(rendered + specTokens);
+        assertThat(first.getHeader().getContext()).contains("the API's tool calls")
+                .doesNotContain("EXECUTE:", "- mcp__workspace__read_file");
+
+        String outputId = first.getMeta().getPacketId() + "-out";
+        outputs.pipeInput("s1", Records.output("s1", "EXECUTE: mcp__workspace__read_file {\"path\":\"a\"}\n"
+                        + "EXECUTE: mcp__workspace__read_file {\"path\":\"b\"}").setOutputId(outputId)
+                .setPacketId(first.getMeta().getPacketId()).setContent("")
+                .setToolCalls(List.of(nativeCall(outputId + "#0", "call_0", "a"),
+                        nativeCall(outputId + "#1", "call_0", "b"))).build());
+        results.pipeInput("s1", result("s1", outputId + "#0", first.getMeta().getPacketId(), 2)
+                .setTool("mcp__workspace__read_file").setText("A").build());
+        results.pipeInput("s1", result("s1", outputId + "#1", first.getMeta().getPacketId(), 2)
+                .setTool("mcp__workspace__read_file").setText("B").build());
+
+        CognitionPacket next = packets.readValue();
+        List<ChatMessage> history = next.getPayload().getHistory();
+        assertThat(history).extracting(ChatMessage::getRole).containsExactly(ChatRole.USER, ChatRole.ASSISTANT,
+                ChatRole.TOOL, ChatRole.TOOL);
+        assertThat(history.get(1).getContent()).as("the model's own text, not the EXECUTE blocks").isEmpty();
+        assertThat(history.get(1).getToolCalls()).extracting(ChatToolCall::getId, ChatToolCall::getModelId)
+                .containsExactly(tuple(outputId + "#0", "call_0"), tuple(outputId + "#1", "call_0"));
+        assertThat(history.get(1).getTokenCount()).isPositive();
+        List<ModelClient.PromptMessage> prompt = PromptRenderer.render(next);
+        assertThat(prompt.get(2).toolCalls()).extracting(ChatToolCall::getId)
+                .as("the model's own id, and a repeated one made unique").containsExactly("call_0", outputId + "_1");
+        assertThat(prompt.subList(3, 5)).extracting(ModelClient.PromptMessage::role,
+                ModelClient.PromptMessage::toolCallId, ModelClient.PromptMessage::content).containsExactly(
+                tuple("tool", "call_0", "A"), tuple("tool", outputId + "_1", "B"));
+    }
+
+    private static ToolDescriptor descriptor(String name, String schema) {
+        return ToolDescriptor.newBuilder().setName(name).setServer(name.split("__")[1]).setTool(name.split("__")[2])
+                .setDescription("does " + name).setInputSchema(schema).setExecutor("x").setTimestamp(Records.T0)
+                .build();
+    }
+
+    private static NativeToolCall nativeCall(String callId, String id, String path) {
+        return NativeToolCall.newBuilder().setCallId(callId).setId(id).setName("mcp__workspace__read_file")
+                .setArguments("{\"path\":\"" + path + "\"}").build();
     }
 
     @Test

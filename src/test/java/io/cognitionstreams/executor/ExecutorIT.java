@@ -35,6 +35,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
@@ -56,6 +57,9 @@ import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Hostile;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.Logins;
+import io.cognitionstreams.testing.ModelDouble;
+import io.cognitionstreams.testing.ModelDouble.Answer;
+import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
 
@@ -91,9 +95,17 @@ class ExecutorIT {
      */
     private static Map<String, Object> asApp;
     private static Child app;
+    /**
+     * The app's model: a chat-completions double that answers plain text, except where a test has it call tools
+     * natively.
+     */
+    private static ModelDouble model;
 
     @BeforeAll
     static void startApp(EmbeddedKafkaBroker broker) throws Exception {
+        model = new ModelDouble("/v1/chat/completions");
+        model.otherwise(request -> Answer.json("{\"choices\":[{\"message\":{\"role\":\"assistant\","
+                + "\"content\":\"RESPONSE: ok\"}}]}"));
         bootstrap = broker.bootstrapServers();
         asApp = Logins.as(bootstrap, Principals.APP);
         Logins.allowApp(bootstrap, "executor-it-" + RUN);
@@ -109,6 +121,124 @@ class ExecutorIT {
     static void stopApp() throws Exception {
         if (app != null) {
             app.stop();
+        }
+        if (model != null) {
+            model.close();
+        }
+    }
+
+    /**
+     * A model that answers only with native tool calls, two in parallel and no content, drives a session through the
+     * real gatekeeper and executor: each call runs once under the pipeline's id, and the session's next turn (auto
+     * continue) shows the model the assistant message with its calls, then one tool message per call, with its ids.
+     */
+    @Test
+    @Order(1)
+    void nativeParallelToolCallsRunAndTheirResultsGoBackToTheModelPairedWithItsIds() throws Exception {
+        String session = "native-" + RUN;
+        Path marker = dir.resolve("native.txt");
+        String firstPrompt = "Touch the marker twice, natively.";
+        model.enqueue(Answer.json("{\"id\":\"chatcmpl-n1\",\"object\":\"chat.completion\",\"choices\":[{"
+                + "\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+                + nativeTouch("call_one", marker, "one") + "," + nativeTouch("call_two", marker, "two") + "]},"
+                + "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":90,\"completion_tokens\":40}}"));
+
+        // An acting turn: a planning one would want a PLAN: block, which an answer of calls alone does not have.
+        Kafka.send(asApp, TOPICS.requests, session, Records.request(session, firstPrompt).setRequestId(
+                "native-1-" + RUN).setActiveSkill(TESTER).setTaskInstructionKey("interruption_handling")
+                .setTimestamp(Instant.now()).build());
+
+        awaitLines(marker, 2);
+        List<ModelDouble.Request> asked = awaitRequests("twice, natively.", 2);
+        JsonNode first = asked.get(0).body();
+        assertThat(first.path("tools").findValuesAsText("name")).as("the skill's tools, sent as the API's")
+                .contains(TOUCH);
+        JsonNode messages = asked.get(1).body().path("messages");
+        int call = -1;
+        for (int i = 0; i < messages.size(); i++) {
+            if (messages.get(i).has("tool_calls")) {
+                call = i;
+            }
+        }
+        assertThat(call).as("the next request holds the assistant's calls: %s", messages).isPositive();
+        JsonNode assistant = messages.get(call);
+        assertThat(assistant.path("role").asText()).isEqualTo("assistant");
+        assertThat(assistant.get("content").isNull()).isTrue();
+        assertThat(assistant.path("tool_calls").findValuesAsText("id")).containsExactly("call_one", "call_two");
+        assertThat(messages.get(call + 1).path("role").asText()).isEqualTo("tool");
+        assertThat(messages.get(call + 2).path("role").asText()).isEqualTo("tool");
+        assertThat(List.of(messages.get(call + 1).path("tool_call_id").asText(),
+                messages.get(call + 2).path("tool_call_id").asText())).as("each result right after the calls, "
+                + "with its call's id").containsExactlyInAnyOrder("call_one", "call_two");
+        assertThat(messages.get(call + 1).path("content").asText() + messages.get(call + 2).path("content").asText())
+                .contains("touched native.txt: one", "touched native.txt: two");
+        assertThat(Files.readAllLines(marker)).as("each call ran once").containsExactlyInAnyOrder("one", "two");
+        List<ToolResult> results = Kafka.readAll(bootstrap, TOPICS.toolResults,
+                result -> session.equals(result.getSessionId()));
+        assertThat(results).extracting(ToolResult::getCallId).as("under the pipeline's ids, not the model's")
+                .allMatch(id -> id.contains("-out#"));
+    }
+
+    /**
+     * Native calls a model gets wrong, on the real pipeline: arguments that are not JSON, a name it was not offered,
+     * an id it gives twice. None is dead-lettered, none runs, each gets a result, and the model reads each refusal
+     * in a tool message answering its call.
+     */
+    @Test
+    @Order(1)
+    void malformedNativeCallsAreRefusedWithReasonsTheModelReadsAndNeverRun() throws Exception {
+        String session = "native-bad-" + RUN;
+        Path marker = dir.resolve("native-bad.txt");
+        model.enqueue(Answer.json("{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":null,"
+                + "\"tool_calls\":[{\"id\":\"b1\",\"type\":\"function\",\"function\":{\"name\":\"" + TOUCH
+                + "\",\"arguments\":\"{not json\"}},"
+                + "{\"id\":\"b2\",\"type\":\"function\",\"function\":{\"name\":\"shell_exec\",\"arguments\":"
+                + "\"{\\\"command\\\":\\\"touch " + marker + "\\\"}\"}},"
+                + nativeTouch("b2", marker, "duplicate") + "]}}]}"));
+
+        Kafka.send(asApp, TOPICS.requests, session, Records.request(session, "Misbehave, natively-bad.")
+                .setRequestId("native-bad-" + RUN).setActiveSkill(TESTER)
+                .setTaskInstructionKey("interruption_handling").setTimestamp(Instant.now()).build());
+
+        List<ModelDouble.Request> asked = awaitRequests("natively-bad", 2);
+        JsonNode messages = asked.get(1).body().path("messages");
+        List<JsonNode> tools = new ArrayList<>();
+        messages.forEach(message -> {
+            if (message.path("role").asText().equals("tool")) {
+                tools.add(message);
+            }
+        });
+        assertThat(tools).as("one tool message per call: %s", messages).hasSize(3);
+        assertThat(tools).extracting(message -> message.path("tool_call_id").asText())
+                .as("the repeated id is shown unique").contains("b1", "b2").doesNotHaveDuplicates();
+        String said = tools.toString();
+        assertThat(said).contains("the arguments must be a JSON object", "mcp____shell_exec", "mcp____" + TOUCH);
+        assertThat(marker).as("nothing ran").doesNotExist();
+        assertThat(Kafka.readAll(bootstrap, TOPICS.deadLetters, letter -> letter.getKey() != null
+                && StandardCharsets.UTF_8.decode(letter.getKey().duplicate()).toString().equals(session)))
+                .as("nothing dead-lettered").isEmpty();
+    }
+
+    private static String nativeTouch(String id, Path marker, String line) {
+        String arguments = args(Map.of("file", marker.toString(), "line", line));
+        return "{\"id\":\"" + id + "\",\"type\":\"function\",\"function\":{\"name\":\"" + TOUCH
+                + "\",\"arguments\":" + JSON.valueToTree(arguments) + "}}";
+    }
+
+    /** The model requests whose messages hold {@code prompt}: its session's. */
+    private static List<ModelDouble.Request> awaitRequests(String prompt, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            List<ModelDouble.Request> asked = model.requests().stream()
+                    .filter(request -> request.body().path("messages").toString().contains(prompt)).toList();
+            if (asked.size() >= count) {
+                return asked;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(prompt + ": the model was asked " + asked.size() + " times, not "
+                        + count + "; the app's log:\n" + Child.log());
+            }
+            Thread.sleep(100);
         }
     }
 
@@ -505,7 +635,8 @@ class ExecutorIT {
             command.addAll(List.of(Logins.cli(bootstrap, Principals.APP, "run", "--application-id",
                     "executor-it-" + RUN, "--state-dir", dir.resolve("state").toString(), "--skills-dir",
                     dir.resolve("skills").toString(), "--tool-timeout", "150s", "--mcp-server",
-                    "test=" + String.join(" ", TestMcpServer.config("test").command()))));
+                    "test=" + String.join(" ", TestMcpServer.config("test").command()), "--model-endpoint",
+                    model.baseUrl(), "--auto-continue-steps", "1")));
             // On a secured broker only governance publishes the skills.
             Logins.clientFile(bootstrap, Principals.GOVERNANCE).ifPresent(file -> command.addAll(List.of(
                     "--governance-config", file.toString())));

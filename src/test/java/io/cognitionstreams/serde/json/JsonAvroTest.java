@@ -79,7 +79,7 @@ class JsonAvroTest {
                     + "{'role':'TOOL','content':'ok','tool_call_id':'call-7','name':null,'token_count':null,"
                     + "'tool_calls':[]}],"
                     + "'user_prompt':'Plan the migration.'},"
-                    + "'history_until':0,'field_tokens':{'history':7,'identity':4},'total_tokens':42}");
+                    + "'history_until':0,'field_tokens':{'history':7,'identity':4},'total_tokens':42,'tools':[]}");
 
     private static final String COUNCIL =
             j("{'msg_id':'m-1','parent_id':'m-0','council_id':'default',"
@@ -554,7 +554,7 @@ class JsonAvroTest {
         assertError(PACKET.replaceFirst("\"header\":\\{[^}]*\\}", "\"header\":\"x\""),
                 CognitionPacket.class,
                 j("$.header: expected object (PacketHeader), got 'x'"));
-        assertError(PACKET.replaceFirst("\"history\":\\[.*\\]", "\"history\":{}"),
+        assertError(PACKET.replaceFirst("\"history\":\\[.*\\](?=,\"user_prompt\")", "\"history\":{}"),
                 CognitionPacket.class, "$.payload.history: expected array, got object");
         assertError(PACKET.replace(j("{'role':'USER'"), j("'USER',{'role':'USER'")),
                 CognitionPacket.class, j("$.payload.history[1]: expected object (ChatMessage), got 'USER'"));
@@ -826,6 +826,6 @@ class JsonAvroTest {
             }
         }
         assertThat(topics).containsExactly("cognition.requests", "llm.outputs", "council.messages");
-        assertThat(checked).isEqualTo(4);
+        assertThat(checked).isEqualTo(5);
     }
 }
