@@ -29,7 +29,8 @@ import io.cognitionstreams.topics.Lineage;
  * </ul>
  * A call that cannot run as the model made it (its arguments are not one JSON object, or are longer than
  * {@value #MAX_ARGUMENT_CHARS} characters, it names a tool it was not offered, it repeats an id of the same answer,
- * or its shell command has a line routing would read as a marker or a code fence) goes on like a malformed EXECUTE
+ * or its shell command has a line routing would read as a marker or a code fence, or starts with {@code mcp__}, which
+ * routing reads as an MCP tool's name) goes on like a malformed EXECUTE
  * line: as a call that is refused with a reason the model reads in its result, and that never runs. An offered MCP
  * tool whose arguments are not an object, and an MCP-style name the model was not offered, are written as an
  * EXECUTE line of that name would be (the executor answers "the arguments must be a JSON object"; the gatekeeper
@@ -54,6 +55,7 @@ final class NativeCalls {
     /** The names an EXECUTE line reads whole as an MCP tool's (routing's ExecuteLine). */
     private static final Pattern MCP_LINE_NAME = Pattern.compile("mcp__[A-Za-z0-9_.-]+");
     private static final String PROBE = "EXECUTE: probe";
+    private static final String MCP_PREFIX = "mcp__";
 
     private NativeCalls() {
     }
@@ -133,8 +135,13 @@ final class NativeCalls {
         }
         if (call.getName().equals(OutputRouter.SHELL_TOOL)) {
             JsonNode command = arguments.get("command");
-            return command != null && command.isTextual() && !command.textValue().isBlank() ? null
-                    : new Problem(Kind.OTHER, OutputRouter.SHELL_TOOL + " takes {\"command\": \"...\"}");
+            if (command == null || !command.isTextual() || command.textValue().isBlank()) {
+                return new Problem(Kind.OTHER, OutputRouter.SHELL_TOOL + " takes {\"command\": \"...\"}");
+            }
+            // Routing reads an EXECUTE line that starts with mcp__ as an MCP tool's call, never as a command.
+            return command.textValue().strip().startsWith(MCP_PREFIX)
+                    ? new Problem(Kind.OTHER, "its command starts with " + MCP_PREFIX + ", as an MCP tool's name does")
+                    : null;
         }
         return MCP_LINE_NAME.matcher(call.getName()).matches() ? null
                 : new Problem(Kind.OTHER, "an EXECUTE line can only call shell.run and mcp__ tools");

@@ -117,7 +117,8 @@ class ModelTurnTest {
                 call("d5", "mcp__files__read_text_file", huge),
                 call("d6", "mcp__other__write_file", "{\"path\":\"w\"}"),
                 call("d7", "shell.run", "{\"command\": \"cat <<EOF\\n```\\nEOF\"}"),
-                call("d8", "shell.run", "{\"command\": \"echo ```\"}"));
+                call("d8", "shell.run", "{\"command\": \"echo ```\"}"),
+                call("d9", "shell.run", "{\"command\": \"mcp__files__read_text_file {}\"}"));
 
         assertThat(output.getToolCalls()).extracting(NativeToolCall::getProblem).containsExactly(
                 "the arguments are not one JSON object",
@@ -128,7 +129,8 @@ class ModelTurnTest {
                 "arguments of " + huge.length() + " characters, over the limit of " + NativeCalls.MAX_ARGUMENT_CHARS,
                 "the model was offered no tool named mcp__other__write_file",
                 "its command has a line routing reads as a marker or a code fence",
-                null);
+                null,
+                "its command starts with mcp__, as an MCP tool's name does");
         OutputRouter.Routing routing = ROUTER.route(output);
         assertThat(routing.blocks()).as("no text of a call became a block of its own")
                 .allMatch(block -> block.getText().equals("trying"));
@@ -136,7 +138,7 @@ class ModelTurnTest {
         assertThat(routed).extracting(ToolCall::getTool).containsExactly(
                 "mcp__files__read_text_file", "mcp____mcp__files__read_text_file", "mcp____rm",
                 "mcp____shell.run", "mcp____shell.run", "mcp____mcp__files__read_text_file",
-                "mcp__other__write_file", "mcp____shell.run", "shell.run");
+                "mcp__other__write_file", "mcp____shell.run", "shell.run", "mcp____shell.run");
         assertThat(routed.subList(0, 8)).as("nothing of them is a shell command")
                 .noneMatch(call -> call.getTool().equals(OutputRouter.SHELL_TOOL));
         assertThat(routed.get(8).getArguments()).as("a fence not at a line's start is text")
