@@ -46,10 +46,11 @@ public final class TaskInstructions {
         put(keys, counters, "interruption_handling", Stage.ACT,
                 "Repair after the interrupt: propose approved EXECUTE: commands, then a RESPONSE: for the user.");
         // Not in the seed: the turn the pipeline sends itself once a turn's tool results are in (auto-continue).
-        // An ACT stage, so its answer needs no PLAN: the model acts on what its calls returned.
+        // An ACT stage, so its answer needs no PLAN: the model acts on what its calls returned. Worded for both
+        // ways of calling tools (--model-tools text|native): the packet does not say which the worker uses.
         put(keys, counters, AFTER_TOOL_RESULTS, Stage.ACT,
-                "Use the tool results above: EXECUTE: more calls if you need them, else give the RESPONSE: for the "
-                        + "user.");
+                "Use the tool results above: call more tools if you need them (EXECUTE: lines or native tool calls), "
+                        + "else give the RESPONSE: for the user.");
         put(keys, counters, "verification", Stage.VERIFY,
                 "Check the post-execution state. Emit a VERIFY: block that says success or fail and why.");
         return new TaskInstructions(Map.copyOf(keys));
