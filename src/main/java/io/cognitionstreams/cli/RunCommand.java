@@ -17,6 +17,8 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 
 import io.cognitionstreams.app.CognitionRuntime;
+import io.cognitionstreams.app.InstanceId;
+import io.cognitionstreams.telemetry.MetricsServer;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
@@ -94,6 +96,9 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     MemoryOptions memory;
+
+    @Mixin
+    TelemetryOptions telemetry;
 
     @Option(names = "--model-endpoint", paramLabel = "URL",
             description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
@@ -281,13 +286,28 @@ final class RunCommand implements Callable<Integer> {
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
-        Map<String, Object> clientProperties = cluster.fileSettings();
+        Map<String, Object> clientProperties = telemetry.clientSettings(cluster.fileSettings());
         Map<String, Object> governanceProperties = clientProperties;
         if (governanceConfig != null) {
             // The file names who publishes; the app's file still gives everything else (timeouts, tuning).
             governanceProperties = new HashMap<>(clientProperties);
             governanceProperties.putAll(ClientProperties.load(governanceConfig, Map.of()));
         }
+        Path states = stateDir != null ? stateDir : dataDir.resolve("streams");
+        Optional<MetricsServer> metrics = telemetry.startMetrics(applicationId, InstanceId.of(states), err);
+        try {
+            return run(err, rewindTo, gatekeeper, routingLimits, council, memorySettings, tools, clientProperties,
+                    governanceProperties, states, metrics);
+        } finally {
+            metrics.ifPresent(MetricsServer::close);
+        }
+    }
+
+    private int run(PrintWriter err, Optional<Instant> rewindTo, GatekeeperSettings gatekeeper,
+                    RoutingLimits routingLimits, CouncilSettings council, Settings.MemorySettings memorySettings,
+                    ExecutorSettings tools, Map<String, Object> clientProperties,
+                    Map<String, Object> governanceProperties, Path states, Optional<MetricsServer> metrics)
+            throws Exception {
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.namedCluster().orElse(null);
         Optional<SecureDeployment> secured = Optional.empty();
@@ -326,7 +346,7 @@ final class RunCommand implements Callable<Integer> {
         }
         short replication = replicationFactor != null ? replicationFactor : (short) (broker != null ? 1 : -1);
         Settings settings = new Settings(bootstrap, applicationId,
-                stateDir != null ? stateDir : dataDir.resolve("streams"), cluster.registry(), partitions, replication,
+                states, cluster.registry(), partitions, replication,
                 threads, new Settings.ModelSettings(Optional.ofNullable(modelEndpoint),
                 Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName),
                 modelTimeout, 3),
@@ -362,6 +382,7 @@ final class RunCommand implements Callable<Integer> {
             throw e;
         }
         CognitionRuntime runtime = started;
+        metrics.ifPresent(server -> server.readiness(runtime::notReady));
         err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
                 runtime.topics().avro().describe());
         err.flush();

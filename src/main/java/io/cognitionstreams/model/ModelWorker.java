@@ -18,6 +18,7 @@ import io.cognitionstreams.prompt.PromptRenderer;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.telemetry.Meters;
 import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Lineage;
 import io.cognitionstreams.topics.Topics;
@@ -105,6 +106,8 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
                     .setCouncilId(packet.getMeta().getCouncilId())
                     .setMemoryScope(packet.getMeta().getMemoryScope())
                     .build();
+            Meters.answered(output.getModel(), output.getPromptTokens(), output.getCompletionTokens(),
+                    Duration.ofMillis(output.getLatencyMs()));
             return new ProducerRecord<>(topics.llmOutputs.name(), record.key(),
                     topics.llmOutputs.valueSerde().serializer().serialize(topics.llmOutputs.name(), output));
         } catch (ModelClient.ModelException e) {
