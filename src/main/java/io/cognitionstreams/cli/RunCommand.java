@@ -19,6 +19,7 @@ import org.apache.kafka.clients.admin.Admin;
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.InstanceId;
 import io.cognitionstreams.telemetry.MetricsServer;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
@@ -295,11 +296,14 @@ final class RunCommand implements Callable<Integer> {
         }
         Path states = stateDir != null ? stateDir : dataDir.resolve("streams");
         Optional<MetricsServer> metrics = telemetry.startMetrics(applicationId, InstanceId.of(states), err);
+        Optional<OpenTelemetrySdk> tracing = Optional.empty();
         try {
+            tracing = telemetry.startTracing(applicationId, Optional.ofNullable(redactionConfig), err);
             return run(err, rewindTo, gatekeeper, routingLimits, council, memorySettings, tools, clientProperties,
                     governanceProperties, states, metrics);
         } finally {
             metrics.ifPresent(MetricsServer::close);
+            tracing.ifPresent(OpenTelemetrySdk::close);
         }
     }
 

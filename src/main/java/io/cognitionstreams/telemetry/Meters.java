@@ -152,6 +152,10 @@ public final class Meters {
             return NONE;
         }
         String prefix = Telemetry.applicationId() + "-";
+        if (Telemetry.applicationId().isEmpty()) {
+            // No registry started (tracing alone): the capabilities' names have no dash.
+            return bounded("capability", application.substring(application.lastIndexOf('-') + 1));
+        }
         return bounded("capability", application.startsWith(prefix) ? application.substring(prefix.length())
                 : application);
     }

@@ -15,6 +15,7 @@ import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.telemetry.Meters;
+import io.cognitionstreams.telemetry.Tracing;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -117,7 +118,10 @@ public final class Outputs {
         split.noDefaultBranch();
     }
 
-    /** Casts each record to its topic's type, and counts it ({@link Meters#written}) as it goes out. */
+    /**
+     * Casts each record to its topic's type, counts it ({@link Meters#written}) and puts the trace context of the
+     * work that made it in its headers ({@link Tracing#writing}) as it goes out.
+     */
     private static final class Counted<V> implements FixedKeyProcessor<String, SpecificRecord, V> {
         private final Class<V> type;
         private final String topic;
@@ -136,6 +140,7 @@ public final class Outputs {
         @Override
         public void process(FixedKeyRecord<String, SpecificRecord> record) {
             Meters.written(context.applicationId(), topic, record.value());
+            Tracing.writing(record.headers(), record.value());
             context.forward(record.withValue(type.cast(record.value())));
         }
     }
