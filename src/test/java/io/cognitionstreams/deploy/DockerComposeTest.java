@@ -54,8 +54,67 @@ class DockerComposeTest {
     }
 
     @Test
-    void definesTheFourServices() {
-        assertThat(fieldNames(services)).contains("kafka", "schema-registry", "kafka-ui", "app");
+    void definesTheServices() {
+        assertThat(fieldNames(services)).contains("kafka", "schema-registry", "kafka-ui", "app", "prometheus",
+                "grafana", "jaeger");
+    }
+
+    @Test
+    void prometheusScrapesTheAppsMetricsPortAndLoadsTheAlertRules() throws IOException {
+        String port = optionValue(command(services.path("app")), "--metrics-port").orElseThrow();
+        JsonNode config = new ObjectMapper(new YAMLFactory()).readTree(ROOT.resolve("deploy/prometheus/prometheus.yml")
+                .toFile());
+        assertThat(config.path("scrape_configs").get(0).path("static_configs").get(0).path("targets").get(0).asText())
+                .isEqualTo("app:" + port);
+        List<String> mounts = new ArrayList<>();
+        services.path("prometheus").path("volumes").forEach(volume -> mounts.add(volume.asText()));
+        assertThat(mounts).contains("./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro",
+                "./deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro");
+        assertThat(config.path("rule_files").get(0).asText()).isEqualTo("/etc/prometheus/alerts.yml");
+        assertThat(services.path("app").path("ports").toString()).contains(port + ":" + port);
+    }
+
+    @Test
+    void theAppSendsItsTracesToJaegersOtlpReceiver() {
+        assertThat(optionValue(command(services.path("app")), "--otlp-endpoint")).contains("http://jaeger:4318");
+        assertThat(environment(services.path("jaeger"))).containsEntry("COLLECTOR_OTLP_ENABLED", "true");
+    }
+
+    @Test
+    void grafanaProvisionsItsDataSourcesAndTheDashboardFromTheRepository() throws IOException {
+        List<String> mounts = new ArrayList<>();
+        services.path("grafana").path("volumes").forEach(volume -> mounts.add(volume.asText()));
+        assertThat(mounts).contains("./deploy/grafana/provisioning:/etc/grafana/provisioning:ro",
+                "./deploy/grafana/dashboards:/var/lib/grafana/dashboards:ro");
+        JsonNode sources = new ObjectMapper(new YAMLFactory()).readTree(ROOT.resolve(
+                "deploy/grafana/provisioning/datasources/datasources.yml").toFile()).path("datasources");
+        List<String> urls = new ArrayList<>();
+        sources.forEach(source -> urls.add(source.path("url").asText()));
+        assertThat(urls).containsExactlyInAnyOrder("http://prometheus:9090", "http://jaeger:16686");
+        JsonNode dashboard = new ObjectMapper().readTree(ROOT.resolve(
+                "deploy/grafana/dashboards/cognition-streams.json").toFile());
+        List<String> titles = new ArrayList<>();
+        dashboard.path("panels").forEach(panel -> titles.add(panel.path("title").asText()));
+        assertThat(titles).anyMatch(t -> t.startsWith("Throughput")).anyMatch(t -> t.startsWith("Latency by hop"))
+                .anyMatch(t -> t.startsWith("Dead letters by reason")).contains("Council", "Tool calls",
+                        "Tokens by model");
+    }
+
+    @Test
+    void promtoolAcceptsTheAlertRules() throws Exception {
+        Optional<Path> promtool = onPath("promtool");
+        if (promtool.isEmpty()) {
+            if ("true".equals(System.getenv("CI"))) {
+                fail("promtool is not on PATH, but CI=true: .ci/run installs prometheus, which brings it");
+            }
+            assumeTrue(false, "promtool is not on PATH; apt-get install prometheus to check the alert rules");
+        }
+        Process process = new ProcessBuilder(promtool.get().toString(), "check", "rules",
+                ROOT.resolve("deploy/prometheus/alerts.yml").toString()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(output).isZero();
+        assertThat(output).contains("SUCCESS");
     }
 
     @Test
@@ -129,7 +188,7 @@ class DockerComposeTest {
         for (String name : fieldNames(services)) {
             if (!services.path(name).has("profiles")) {
                 assertThat(name).as("the default stack is unchanged").isIn("kafka", "schema-registry", "kafka-ui",
-                        "app");
+                        "app", "prometheus", "grafana", "jaeger");
             }
         }
         // The app reads the requests topics of the tenants whose agents acl-setup lets write them.
