@@ -101,6 +101,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     TelemetryOptions telemetry;
 
+    @Mixin
+    ConfigOptions config;
+
     @Option(names = "--model-endpoint", paramLabel = "URL",
             description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
                     + "Default: the replay model, which answers from recorded transcripts.")
@@ -267,6 +270,17 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        RunConfig settingsFrom = spec.commandLine().getDefaultValueProvider() instanceof RunConfig given ? given
+                : RunConfig.of(new String[0], Map.of());
+        if (!settingsFrom.unknownKeys(spec).isEmpty()) {
+            err.printf("error: %s sets %s, which no flag of run is named (cognition run --help lists them)%n",
+                    settingsFrom.file().orElseThrow(), String.join(", ", settingsFrom.unknownKeys(spec)));
+            return 2;
+        }
+        if (config.print) {
+            settingsFrom.print(spec, spec.commandLine().getOut());
+            return 0;
+        }
         if ((rewindToTime == null) != (rewindGroups == null)) {
             err.println("error: --rewind-to-time and --rewind-group go together: which groups, to which time");
             return 2;
@@ -295,7 +309,7 @@ final class RunCommand implements Callable<Integer> {
             governanceProperties.putAll(ClientProperties.load(governanceConfig, Map.of()));
         }
         Path states = stateDir != null ? stateDir : dataDir.resolve("streams");
-        Optional<MetricsServer> metrics = telemetry.startMetrics(applicationId, InstanceId.of(states), err);
+        Optional<MetricsServer> metrics = telemetry.startMetrics(applicationId, () -> InstanceId.of(states), err);
         Optional<OpenTelemetrySdk> tracing = Optional.empty();
         try {
             tracing = telemetry.startTracing(applicationId, Optional.ofNullable(redactionConfig), err);

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -45,13 +46,13 @@ final class TelemetryOptions {
     }
 
     /** The endpoint, when asked for: started before the broker, so liveness answers while the app starts. */
-    Optional<MetricsServer> startMetrics(String applicationId, String instanceId, PrintWriter err)
+    Optional<MetricsServer> startMetrics(String applicationId, Supplier<String> instanceId, PrintWriter err)
             throws IOException {
         if (!metricsOn()) {
             return Optional.empty();
         }
         MetricsServer server = MetricsServer.start(metricsHost, metricsPort,
-                Telemetry.prometheus(applicationId, instanceId));
+                Telemetry.prometheus(applicationId, instanceId.get()));
         err.printf("metrics at http://%s:%d/metrics (health: /health/live, /health/ready)%n", metricsHost,
                 server.port());
         err.flush();
