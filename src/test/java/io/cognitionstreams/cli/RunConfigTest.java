@@ -43,10 +43,10 @@ class RunConfigTest {
 
         assertThat(command.threads).as("flag").isEqualTo(2);
         assertThat(command.partitions).as("environment over file").isEqualTo(4);
-        assertThat(command.councilQuorum).as("file").isEqualTo(3);
+        assertThat(command.councils.councilQuorum).as("file").isEqualTo(3);
         assertThat(command.telemetry.metricsPort).as("file, in a room's options").isEqualTo(9464);
-        assertThat(command.demo).as("a switch from the file").isTrue();
-        assertThat(command.port).as("default").isEqualTo(9092);
+        assertThat(command.demoRun.demo).as("a switch from the file").isTrue();
+        assertThat(command.embedded.port).as("default").isEqualTo(9092);
 
         StringWriter printed = new StringWriter();
         config.print(run.getCommandSpec(), new PrintWriter(printed));
