@@ -16,6 +16,7 @@ import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.topics.Topics;
 
 /**
  * Every count the app keeps of itself, named here as {@code topics/Topics} names every topic, so docs/operations.md's
@@ -23,6 +24,8 @@ import io.cognitionstreams.schema.ToolResult;
  * base units ({@code _seconds}), {@code _total} on counters. Labels are bounded: no session, request or call id ever;
  * a label whose values come from records (model, council, executor) keeps its first {@link #MAX_VALUES} values and
  * counts the rest as {@code (other)}.
+ *
+ * <p>Without a registry ({@code run} without {@code --metrics-port}) every count returns at its first check.
  *
  * <p>Counts made in a stream processor or a worker's transaction mean "records processed": a task retried after a
  * crash or an aborted transaction counts its uncommitted records again, as Kafka Streams' own process-total does. The
@@ -61,6 +64,9 @@ public final class Meters {
 
     /** The model worker wrote an answer: its model, its tokens in and out, the time from packet to answer. */
     public static void answered(String model, Integer inputTokens, Integer outputTokens, Duration latency) {
+        if (!Telemetry.watched()) {
+            return;
+        }
         String label = bounded("model", model);
         Counter.builder(ANSWERS).description("Answers the model worker wrote to llm.outputs")
                 .tag("model", label).register(Telemetry.meters()).increment();
@@ -85,6 +91,9 @@ public final class Meters {
      * @param topic       where the refused record was
      */
     public static void deadLetter(String application, String kind, String topic) {
+        if (!Telemetry.watched()) {
+            return;
+        }
         Counter.builder(DEAD_LETTERS).description("Records dead-lettered to cognition.dlq, by error kind")
                 .tag("capability", capability(application)).tag("kind", String.valueOf(kind))
                 .tag("topic", bounded("topic", topic)).register(Telemetry.meters()).increment();
@@ -97,6 +106,9 @@ public final class Meters {
      * @param application the Kafka Streams application id of the capability that wrote it
      */
     public static void written(String application, String topic, Object record) {
+        if (!Telemetry.watched()) {
+            return;
+        }
         if (record instanceof PipelineEvent event) {
             Counter.builder(EVENTS).description("Pipeline events on cognition.events, by type")
                     .tag("capability", capability(application)).tag("type", bounded("type", event.getType()))
@@ -104,7 +116,7 @@ public final class Meters {
         } else if (record instanceof ToolDecision decision) {
             Counter.builder(TOOL_DECISIONS).description("The gatekeeper's decisions on tool calls, by verdict")
                     .tag("verdict", String.valueOf(decision.getVerdict())).register(Telemetry.meters()).increment();
-        } else if (record instanceof ToolResult result && topic.equals("tool.results")) {
+        } else if (record instanceof ToolResult result && topic.equals(Topics.TOOL_RESULTS)) {
             String executor = bounded("executor", result.getExecutor());
             Counter.builder(TOOL_CALLS).description("Tool calls' results on tool.results, by status and executor")
                     .tag("status", result.getStatus() != null ? result.getStatus().name()
@@ -128,6 +140,9 @@ public final class Meters {
 
     /** The council took a message (a refused one is a dead letter): proposals, votes, heartbeats, by type. */
     public static void councilMessage(CouncilMessage message) {
+        if (!Telemetry.watched()) {
+            return;
+        }
         Counter.builder(COUNCIL_MESSAGES).description("Council messages the council took, by type")
                 .tag("council", bounded("council", message.getCouncilId()))
                 .tag("type", String.valueOf(message.getType())).register(Telemetry.meters()).increment();
@@ -135,6 +150,9 @@ public final class Meters {
 
     /** The assembly put a denied skill's protocol in front of the model again. */
     public static void reanchored() {
+        if (!Telemetry.watched()) {
+            return;
+        }
         Counter.builder(REANCHORS).description("Packets re-anchored with a denied skill's protocol")
                 .register(Telemetry.meters()).increment();
     }

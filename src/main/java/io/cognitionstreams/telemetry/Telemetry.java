@@ -17,7 +17,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 /**
  * The process's meters: one registry every count of the app and every Kafka client's metric goes to
  * ({@link Meters}, {@link KafkaMetricsBridge}). It holds no registry of its own until {@link #prometheus} is called
- * (`run --metrics-port`): until then a count finds no registry behind it and costs a method call.
+ * (`run --metrics-port`): until then a count of {@link Meters} returns at its first check.
  */
 public final class Telemetry {
 
@@ -28,6 +28,8 @@ public final class Telemetry {
 
     private static final CompositeMeterRegistry METERS = new CompositeMeterRegistry();
     private static volatile String applicationId = "";
+    /** Whether any registry is behind {@link #METERS}: while none is, the app's counts return at once. */
+    private static volatile boolean watched;
 
     private Telemetry() {
     }
@@ -56,16 +58,23 @@ public final class Telemetry {
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
-        METERS.add(registry);
+        add(registry);
         return registry;
     }
 
-    /** Adds a registry (tests read counts from a SimpleMeterRegistry). */
-    public static void add(MeterRegistry registry) {
-        METERS.add(registry);
+    /** Whether counts go anywhere: false until a registry is added (`run` without --metrics-port). */
+    static boolean watched() {
+        return watched;
     }
 
-    public static void remove(MeterRegistry registry) {
+    /** Adds a registry (tests read counts from a SimpleMeterRegistry). */
+    public static synchronized void add(MeterRegistry registry) {
+        METERS.add(registry);
+        watched = true;
+    }
+
+    public static synchronized void remove(MeterRegistry registry) {
         METERS.remove(registry);
+        watched = !METERS.getRegistries().isEmpty();
     }
 }
