@@ -37,6 +37,9 @@ public final class KafkaMetricsBridge implements MetricsReporter {
     private static final String APP_INFO = "app-info";
     private static final String METRICS_COUNT = "kafka-metrics-count";
 
+    /** Every bridged meter of the process by name, for the label-set rule (a registry search is linear). */
+    private static final Map<String, List<Meter>> BY_NAME = new HashMap<>();
+
     private final Map<MetricName, Meter> meters = new HashMap<>();
     private String prefix = "kafka.";
 
@@ -101,7 +104,7 @@ public final class KafkaMetricsBridge implements MetricsReporter {
     @Override
     public void close() {
         synchronized (KafkaMetricsBridge.class) {
-            meters.values().forEach(meter -> Telemetry.meters().remove(meter));
+            meters.values().forEach(KafkaMetricsBridge::unregister);
             meters.clear();
         }
     }
@@ -109,7 +112,15 @@ public final class KafkaMetricsBridge implements MetricsReporter {
     private void remove(MetricName name) {
         Meter meter = meters.remove(name);
         if (meter != null) {
-            Telemetry.meters().remove(meter);
+            unregister(meter);
+        }
+    }
+
+    private static void unregister(Meter meter) {
+        Telemetry.meters().remove(meter);
+        List<Meter> named = BY_NAME.get(meter.getId().getName());
+        if (named != null) {
+            named.remove(meter);
         }
     }
 
@@ -119,22 +130,26 @@ public final class KafkaMetricsBridge implements MetricsReporter {
      */
     private static Meter register(MeterRegistry registry, String name, List<Tag> tags, KafkaMetric metric) {
         Set<String> keys = tags.stream().map(Tag::getKey).collect(Collectors.toSet());
-        for (Meter other : registry.find(name).meters()) {
-            Set<String> otherKeys = other.getId().getTags().stream().map(Tag::getKey).collect(Collectors.toSet());
-            if (otherKeys.size() > keys.size()) {
+        List<Meter> named = BY_NAME.computeIfAbsent(name, key -> new ArrayList<>());
+        for (Meter other : List.copyOf(named)) {
+            int otherKeys = other.getId().getTags().size();
+            if (otherKeys > keys.size()) {
                 return null;
             }
-            if (otherKeys.size() < keys.size()) {
-                registry.remove(other);
+            if (otherKeys < keys.size()) {
+                unregister(other);
             }
         }
         String description = metric.metricName().description();
-        if (name.endsWith(".total") || name.endsWith(".count")) {
-            return FunctionCounter.builder(name, metric, KafkaMetricsBridge::value).tags(tags)
-                    .description(description).register(registry);
+        Meter meter = name.endsWith(".total") || name.endsWith(".count")
+                ? FunctionCounter.builder(name, metric, KafkaMetricsBridge::value).tags(tags)
+                        .description(description).register(registry)
+                : Gauge.builder(name, metric, KafkaMetricsBridge::value).tags(tags).description(description)
+                        .register(registry);
+        if (!named.contains(meter)) {
+            named.add(meter);
         }
-        return Gauge.builder(name, metric, KafkaMetricsBridge::value).tags(tags).description(description)
-                .register(registry);
+        return meter;
     }
 
     private static double value(KafkaMetric metric) {
