@@ -2,12 +2,10 @@ package io.cognitionstreams.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,6 +27,7 @@ import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 import io.cognitionstreams.security.Principals;
+import io.cognitionstreams.testing.Executables;
 
 /**
  * The compose stack and the image cannot be started here (no Docker engine), so this checks what can be
@@ -102,14 +101,8 @@ class DockerComposeTest {
 
     @Test
     void promtoolAcceptsTheAlertRules() throws Exception {
-        Optional<Path> promtool = onPath("promtool");
-        if (promtool.isEmpty()) {
-            if ("true".equals(System.getenv("CI"))) {
-                fail("promtool is not on PATH, but CI=true: .ci/run installs prometheus, which brings it");
-            }
-            assumeTrue(false, "promtool is not on PATH; apt-get install prometheus to check the alert rules");
-        }
-        Process process = new ProcessBuilder(promtool.get().toString(), "check", "rules",
+        Path promtool = Executables.required("promtool", "apt-get install prometheus");
+        Process process = new ProcessBuilder(promtool.toString(), "check", "rules",
                 ROOT.resolve("deploy/prometheus/alerts.yml").toString()).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -245,15 +238,9 @@ class DockerComposeTest {
 
     @Test
     void composeAcceptsTheFile() throws Exception {
-        Optional<Path> dockerCompose = onPath("docker-compose");
-        if (dockerCompose.isEmpty()) {
-            if ("true".equals(System.getenv("CI"))) {
-                fail("docker-compose is not on PATH, but CI=true: .ci/run installs it, so CI must validate the file");
-            }
-            assumeTrue(false, "docker-compose is not on PATH; install it (apt-get install docker-compose) to validate");
-        }
+        Path dockerCompose = Executables.required("docker-compose", "apt-get install docker-compose");
 
-        Process process = new ProcessBuilder(dockerCompose.get().toString(), "-f", COMPOSE_FILE.toString(), "config", "-q")
+        Process process = new ProcessBuilder(dockerCompose.toString(), "-f", COMPOSE_FILE.toString(), "config", "-q")
                 .directory(ROOT.toFile())
                 .redirectErrorStream(true)
                 .start();
@@ -358,20 +345,6 @@ class DockerComposeTest {
             }
             if (command.get(i).startsWith(option + "=")) {
                 return Optional.of(command.get(i).substring(option.length() + 1));
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static Optional<Path> onPath(String executable) {
-        String path = Optional.ofNullable(System.getenv("PATH")).orElse("");
-        for (String dir : path.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path candidate = Path.of(dir, executable);
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return Optional.of(candidate);
             }
         }
         return Optional.empty();

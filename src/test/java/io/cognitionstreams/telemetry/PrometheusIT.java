@@ -2,9 +2,7 @@ package io.cognitionstreams.telemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -18,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoublePredicate;
 
@@ -29,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.testing.Cli;
+import io.cognitionstreams.testing.Executables;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.topics.Topics;
@@ -52,7 +50,7 @@ class PrometheusIT {
 
     @Test
     void prometheusScrapesTheAppsAnswersDeadLettersAndKafkaStreamsProcessRate() throws Exception {
-        Path prometheus = prometheus();
+        Path prometheus = Executables.required("prometheus", "apt-get install prometheus");
         int brokerPort = freePort();
         int metricsPort = freePort();
         int prometheusPort = freePort();
@@ -146,31 +144,6 @@ class PrometheusIT {
             }
             Thread.sleep(200);
         }
-    }
-
-    /** Debian's prometheus, or a skip (a failure under CI=true, whose .ci/run installs it). */
-    static Path prometheus() {
-        Optional<Path> found = onPath("prometheus");
-        if (found.isEmpty()) {
-            if ("true".equals(System.getenv("CI"))) {
-                fail("prometheus is not installed, but CI=true: .ci/run installs it (apt-get install prometheus)");
-            }
-            assumeTrue(false, "prometheus is not installed; apt-get install prometheus to run this test");
-        }
-        return found.get();
-    }
-
-    private static Optional<Path> onPath(String executable) {
-        List<String> dirs = new ArrayList<>(List.of(Optional.ofNullable(System.getenv("PATH")).orElse("")
-                .split(File.pathSeparator)));
-        dirs.add("/usr/bin");
-        for (String folder : dirs) {
-            Path candidate = folder.isEmpty() ? null : Path.of(folder, executable);
-            if (candidate != null && Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
     }
 
     private static int freePort() throws IOException {
