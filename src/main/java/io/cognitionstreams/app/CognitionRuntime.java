@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -69,6 +71,8 @@ public final class CognitionRuntime implements AutoCloseable {
     private static final String EXECUTOR = "-executor";
     /** How often an instance looks for another gone from the groups: a fraction of a takeover's few seconds. */
     private static final Duration FENCE_LOOK = Duration.ofMillis(500);
+    /** How long the readiness check waits for the brokers; a probe given less time counts the wait as a failure. */
+    private static final Duration BROKER_CHECK = Duration.ofSeconds(2);
 
     private final Settings settings;
     private final Topics topics;
@@ -76,6 +80,8 @@ public final class CognitionRuntime implements AutoCloseable {
     /** The model worker, and the executor when it has something to run, each on its own thread. */
     private final List<Worker> workers;
     private final TransactionWatch transactionWatch;
+    /** The readiness check's client, made at the first check. */
+    private Admin healthAdmin;
 
     /** A worker loop, its thread, and what it must close once the loop has stopped (the executor's servers). */
     private record Worker(AutoCloseable loop, Thread thread, AutoCloseable after) {
@@ -339,6 +345,39 @@ public final class CognitionRuntime implements AutoCloseable {
         return settings;
     }
 
+    /**
+     * What keeps this instance from being ready (Kubernetes' readiness probe, {@code /health/ready}), or empty: every
+     * capability RUNNING, every worker's thread alive, and the brokers answering within {@link #BROKER_CHECK}.
+     */
+    public Optional<String> notReady() {
+        List<String> missing = new ArrayList<>();
+        states().forEach((capability, state) -> {
+            if (state != KafkaStreams.State.RUNNING) {
+                missing.add(capability + " is " + state);
+            }
+        });
+        workers.stream().filter(worker -> !worker.thread().isAlive())
+                .forEach(worker -> missing.add(worker.thread().getName() + " has stopped"));
+        try {
+            if (admin().describeCluster().nodes().get(BROKER_CHECK.toMillis(), TimeUnit.MILLISECONDS).isEmpty()) {
+                missing.add("the cluster names no broker");
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            missing.add("no broker answers (" + settings.bootstrapServers() + "): " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            missing.add("interrupted");
+        }
+        return missing.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", missing));
+    }
+
+    private synchronized Admin admin() {
+        if (healthAdmin == null) {
+            healthAdmin = Admin.create(settings.clientConfig());
+        }
+        return healthAdmin;
+    }
+
     /** Blocks until every capability is RUNNING, or fails after the timeout. */
     public void awaitRunning(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -378,5 +417,10 @@ public final class CognitionRuntime implements AutoCloseable {
         streams.values().forEach(app -> app.close(leaving(Duration.ZERO)));
         streams.values().forEach(app -> app.close(leaving(Duration.ofSeconds(30))));
         transactionWatch.close();
+        synchronized (this) {
+            if (healthAdmin != null) {
+                healthAdmin.close(Duration.ofSeconds(5));
+            }
+        }
     }
 }

@@ -21,6 +21,7 @@ import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.GlobalMirror;
 import io.cognitionstreams.topology.CouncilSeal;
 import io.cognitionstreams.topology.Outputs;
+import io.cognitionstreams.telemetry.Meters;
 
 /**
  * Budget compression: cognition.requests (and each tenant's cognition.requests.<tenant>) -> packets within budget
@@ -59,6 +60,7 @@ public final class AssemblyTopology {
         // instance holds all of them; searched through an index of decoded vectors, one shelf per scope, that the
         // store's loader keeps, because decoding each entry per request was the bottleneck.
         MemoryIndex memoryIndex = new MemoryIndex();
+        Meters.memoryEntries(memoryIndex, MemoryIndex::size);
         GlobalMirror.add(builder, topics.memory, MEMORY_STORE, MemoryEntries::refuse,
                 EpisodicMemory.indexer(memoryIndex, memoryModel));
         // Changelogged, so a restart or a rebalance restores every session's history and pending re-anchor.

@@ -100,6 +100,11 @@ public final class MemoryIndex {
         return reading(() -> dimension);
     }
 
+    /** Entries held in every scope. */
+    public int size() {
+        return reading(scopeOfId::size);
+    }
+
     /** Entries held in {@code scope}, each counted, repeated texts too: what retention bounds. */
     public int entries(String scope) {
         return reading(() -> shelves.containsKey(scope) ? shelves.get(scope).entries.size() : 0);

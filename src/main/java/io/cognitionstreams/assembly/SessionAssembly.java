@@ -35,6 +35,7 @@ import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.TurnSettings;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.tokens.TokenCounter;
+import io.cognitionstreams.telemetry.Meters;
 
 /**
  * A session's turns through the {@link PacketAssembler}: each request assembled from the session's history, its
@@ -149,6 +150,9 @@ public final class SessionAssembly {
                     () -> recent, Optional.ofNullable(state.getReanchorProtocol()), memory::tools));
         }
         CognitionPacket packet = CognitionPacket.newBuilder(assembly.packet()).setHistoryUntil(historyUntil).build();
+        if (state.getReanchorProtocol() != null) {
+            Meters.reanchored();
+        }
         return new Turn(packet, assembly.events(), () -> {
             SessionState.Builder next = SessionState.newBuilder(state)
                     .setEncoding(packet.getEncoding())

@@ -31,6 +31,7 @@ import io.cognitionstreams.load.EndToEndBench;
 import io.cognitionstreams.load.PeakMemory;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.security.Principals;
+import io.cognitionstreams.telemetry.KafkaMetricsBridge;
 import io.cognitionstreams.topics.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -93,6 +94,11 @@ final class BenchCommand implements Callable<Integer> {
             + "read as User:operator. Only with the embedded broker.")
     boolean secure;
 
+    @Option(names = "--observed", description = "Measures every step twice, side by side: as `run` without "
+            + "--metrics-port and --otlp-endpoint, and as `run` with both (Kafka's metrics bridged, a scrape every "
+            + "15 s, every request traced and its spans sent over OTLP to a local receiver): what watching costs.")
+    boolean observed;
+
     /** The secure side's principals: no tenant, and the council roles the profile needs anyway. */
     private static final Principals BENCH_PRINCIPALS = new Principals(List.of(),
             CouncilSettings.defaults().roles());
@@ -101,6 +107,10 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (secure && observed) {
+            err.println("error: --secure and --observed each compare against plain; give one of them");
+            return 2;
+        }
         if (secure && cluster.namedCluster().isPresent()) {
             err.println("error: --secure compares against a secured embedded broker; without --bootstrap-servers "
                     + "(for a cluster of your own, give --command-config with its SASL settings)");
@@ -108,18 +118,25 @@ final class BenchCommand implements Callable<Integer> {
         }
         Path scratch = Files.createTempDirectory("cognition-bench");
         List<Deployment> deployments = new ArrayList<>();
+        Optional<BenchObservation> observation = Optional.empty();
         try {
             deployments.add(deploy("plain", scratch.resolve("plain"), Optional.empty(), runName(), err));
+            if (observed) {
+                String run = runName();
+                observation = Optional.of(BenchObservation.start(run));
+                deployments.add(deploy("observed", scratch.resolve("observed"), Optional.empty(), run, err));
+            }
             if (secure) {
                 Path dir = scratch.resolve("secure");
                 String run = runName();
                 deployments.add(deploy("secure", dir, Optional.of(SecureDeployment.prepare(dir.resolve("secrets"),
                         BENCH_PRINCIPALS, run)), run, err));
             }
-            List<Row> rows = measure(deployments, err);
+            List<Row> rows = measure(deployments, observation, err);
             print(out, rows, deployments.get(0).broker != null);
             return rows.stream().allMatch(Row::complete) ? 0 : 1;
         } finally {
+            observation.ifPresent(BenchObservation::close);
             for (int i = deployments.size() - 1; i >= 0; i--) {
                 deployments.get(i).close();
             }
@@ -148,7 +165,9 @@ final class BenchCommand implements Callable<Integer> {
         CognitionRuntime runtime;
         Map<String, Object> client;
         try {
-            Map<String, Object> app = cluster.fileSettings();
+            // Observed, its clients report Kafka's metrics to the registry as `run --metrics-port` makes them.
+            Map<String, Object> app = mode.equals("observed") ? KafkaMetricsBridge.clientSettings(
+                    cluster.fileSettings()) : cluster.fileSettings();
             Map<String, Object> governance = app;
             Settings.Tuning tuned = tuning.tuning();
             if (secured.isPresent()) {
@@ -255,11 +274,13 @@ final class BenchCommand implements Callable<Integer> {
      * Each rate on every deployment in turn, so plain and secure see the same machine seconds apart rather than a
      * whole run apart (the cores are shared); all deployments run throughout, so each step has the same company.
      */
-    private List<Row> measure(List<Deployment> deployments, PrintWriter err) throws Exception {
+    private List<Row> measure(List<Deployment> deployments, Optional<BenchObservation> observation,
+                              PrintWriter err) throws Exception {
         List<Row> rows = new ArrayList<>();
         int warmupCount = (int) (rates.get(0) * warmup.toMillis() / 1000);
         if (warmupCount > 0) {
             for (Deployment deployment : deployments) {
+                watching(deployment, observation);
                 Row warm = deployment.row("warmup", rates.get(0), warmupCount, true);
                 if (!warm.complete()) {
                     rows.add(warm);
@@ -271,10 +292,11 @@ final class BenchCommand implements Callable<Integer> {
             int count = requests != null ? requests : (int) (rate * duration.toMillis() / 1000);
             boolean complete = true;
             for (Deployment deployment : deployments) {
+                watching(deployment, observation);
                 Row row = deployment.row(String.valueOf(rate), rate, count, false);
                 rows.add(row);
                 err.printf("%d/s%s: pipeline %.0f/s p99 %d ms, pass-through %.0f/s p99 %d ms%n", rate,
-                        secure ? " " + row.mode() : "", row.pipeline().perSecond(), row.pipeline().latency().p99(),
+                        modes() ? " " + row.mode() : "", row.pipeline().perSecond(), row.pipeline().latency().p99(),
                         row.raw().perSecond(), row.raw().latency().p99());
                 err.flush();
                 complete &= row.complete();
@@ -284,6 +306,18 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         return rows;
+    }
+
+    /**
+     * Metrics and traces are the process's: on while the observed deployment is measured, off while the plain one
+     * is (which then idles, as the observed one does during the plain steps).
+     */
+    private static void watching(Deployment deployment, Optional<BenchObservation> observation) {
+        observation.ifPresent(watch -> watch.watching(deployment.mode.equals("observed")));
+    }
+
+    private boolean modes() {
+        return secure || observed;
     }
 
     /** Both probes at one rate, pipeline first, so the two see the same machine minutes apart at most. */
@@ -299,22 +333,27 @@ final class BenchCommand implements Callable<Integer> {
         out.printf("cognition bench: workload %s, %d partitions, exactly_once_v2, commit interval %d ms, %s broker, "
                 + "%d CPUs%n", workload, partitions, tuning.commitInterval.toMillis(), embedded ? "embedded" : "external",
                 Runtime.getRuntime().availableProcessors());
+        if (observed) {
+            out.println("plain: run as by default; observed: run --metrics-port --otlp-endpoint (Kafka's metrics "
+                    + "bridged, scraped every 15 s; every request traced, spans sent over OTLP/HTTP to a local "
+                    + "receiver); both running throughout");
+        }
         if (secure) {
             out.println("plain: an open broker; secure: SCRAM-SHA-512 logins and ACLs, the app as User:app, requests "
                     + "from User:app, answers read by User:operator; both running throughout");
         }
         out.println("latency: request timestamp -> its first channel.cli_chat record, read_committed (ms)");
-        String modeHeader = secure ? String.format(" %-6s", "") : "";
+        String modeHeader = modes() ? String.format(" %-8s", "") : "";
         out.printf("%9s %8s%s | %-39s | %-39s%n", "", "", modeHeader, "pipeline", "pass-through");
         out.printf("%9s %8s%s | %8s %6s %6s %6s %6s %4s | %8s %6s %6s %6s %6s %4s%n", "offered/s", "requests",
-                secure ? String.format(" %-6s", "mode") : "", "answer/s", "p50", "p95", "p99", "max", "open",
+                modes() ? String.format(" %-8s", "mode") : "", "answer/s", "p50", "p95", "p99", "max", "open",
                 "answer/s", "p50", "p95", "p99", "max", "open");
         for (Row row : rows) {
             out.printf("%9s %8d%s | %s | %s%n", row.pipeline().offeredRate() + (row.warmup() ? "*" : ""),
-                    row.pipeline().sent(), secure ? String.format(" %-6s", row.mode()) : "", cells(row.pipeline()),
+                    row.pipeline().sent(), modes() ? String.format(" %-8s", row.mode()) : "", cells(row.pipeline()),
                     cells(row.raw()));
         }
-        if (secure) {
+        if (modes()) {
             printCost(out, rows);
         }
         Row last = rows.get(rows.size() - 1);
@@ -325,23 +364,26 @@ final class BenchCommand implements Callable<Integer> {
         }
         OptionalLong peak = PeakMemory.residentBytes();
         out.printf("peak RSS (VmHWM) of this JVM (%sbench clients): %s; max heap %d MB%n",
-                (embedded ? (secure ? "two brokers, two apps and " : "broker, app and ")
-                        : (secure ? "two apps and " : "app and ")),
+                (embedded ? (modes() ? "two brokers, two apps and " : "broker, app and ")
+                        : (modes() ? "two apps and " : "app and ")),
                 peak.isPresent() ? peak.getAsLong() / (1024 * 1024) + " MB" : "not reported on this OS",
                 Runtime.getRuntime().maxMemory() / (1024 * 1024));
         out.flush();
     }
 
-    /** Secure against plain at each rate both measured: what authentication and authorization cost. */
+    /**
+     * The other mode against plain at each rate both measured: what authentication and authorization cost, or
+     * metrics and traces.
+     */
     private static void printCost(PrintWriter out, List<Row> rows) {
         for (int i = 0; i + 1 < rows.size(); i++) {
             Row plain = rows.get(i);
             Row secured = rows.get(i + 1);
-            if (plain.warmup() || !plain.mode().equals("plain") || !secured.mode().equals("secure")) {
+            if (plain.warmup() || !plain.mode().equals("plain") || secured.mode().equals("plain")) {
                 continue;
             }
-            out.printf("secure vs plain at %d/s: pipeline answers/s %+.1f %%, p99 %+d ms; pass-through answers/s "
-                            + "%+.1f %%, p99 %+d ms%n", plain.pipeline().offeredRate(),
+            out.printf("%s vs plain at %d/s: pipeline answers/s %+.1f %%, p99 %+d ms; pass-through answers/s "
+                            + "%+.1f %%, p99 %+d ms%n", secured.mode(), plain.pipeline().offeredRate(),
                     change(plain.pipeline(), secured.pipeline()),
                     secured.pipeline().latency().p99() - plain.pipeline().latency().p99(),
                     change(plain.raw(), secured.raw()), secured.raw().latency().p99() - plain.raw().latency().p99());

@@ -26,6 +26,17 @@ public final class CognitionCli {
      */
     public static int execute(String... args) {
         CommandLine commandLine = commandLine();
+        if (args.length > 0 && args[0].equals("run")) {
+            // `run`'s flags may come from the environment and a config file too; which file is known only from the
+            // arguments, before picocli parses them.
+            try {
+                commandLine.getSubcommands().get("run").setDefaultValueProvider(RunConfig.of(args, System.getenv()));
+            } catch (IllegalArgumentException e) {
+                commandLine.getErr().println("error: " + e.getMessage());
+                commandLine.getErr().flush();
+                return 2;
+            }
+        }
         try {
             return commandLine.execute(args);
         } finally {

@@ -1,6 +1,8 @@
 package io.cognitionstreams.cli;
 
+import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.prompt.ToolCalling;
@@ -8,8 +10,29 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
-/** The model room: which API the endpoint speaks and how the model calls tools (docs/model.md). */
+/**
+ * The model room: which model answers packets (the replay model, or an endpoint), which API the endpoint speaks and
+ * how the model calls tools (docs/model.md). Options of `run`.
+ */
 final class ModelOptions {
+
+    @Option(names = "--model-endpoint", paramLabel = "URL",
+            description = "The model's API base URL, e.g. http://localhost:11434/v1 (its API: --model-api). "
+                    + "Default: the replay model, which answers from recorded transcripts.")
+    String modelEndpoint;
+
+    @Option(names = "--model-api-key-env", paramLabel = "VAR",
+            description = "Environment variable holding the endpoint's API key (the key itself never goes on the "
+                    + "command line).")
+    String modelApiKeyEnv;
+
+    @Option(names = "--model-name", paramLabel = "NAME",
+            description = "Model name sent to the endpoint instead of each packet's target model.")
+    String modelName;
+
+    @Option(names = "--model-timeout", defaultValue = "60s",
+            description = "Timeout of one model call (default: ${DEFAULT-VALUE}).")
+    Duration modelTimeout;
 
     @Option(names = "--model-api", paramLabel = "openai|anthropic", defaultValue = "openai",
             converter = ApiName.class,
@@ -32,11 +55,14 @@ final class ModelOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     int maxTokens;
 
-    Settings.Provider provider() {
+    /** The key itself is read from the environment variable --model-api-key-env names, never from a flag. */
+    Settings.ModelSettings settings() {
         if (maxTokens < 1) {
             throw new IllegalArgumentException("--model-max-tokens must be at least 1, got " + maxTokens);
         }
-        return new Settings.Provider(api, tools, maxTokens);
+        return new Settings.ModelSettings(Optional.ofNullable(modelEndpoint),
+                Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName), modelTimeout,
+                3, new Settings.Provider(api, tools, maxTokens));
     }
 
     /** Lower-case names on the command line, as the docs write them. */

@@ -17,6 +17,9 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 
 import io.cognitionstreams.app.CognitionRuntime;
+import io.cognitionstreams.app.InstanceId;
+import io.cognitionstreams.telemetry.MetricsServer;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
@@ -26,7 +29,6 @@ import io.cognitionstreams.clients.ClientProperties;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.demo.WorkspaceServer;
-import io.cognitionstreams.gatekeeper.CognitiveLoad;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.routing.RoutingLimits;
 import io.cognitionstreams.security.Principals;
@@ -53,17 +55,6 @@ final class RunCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
-
-    @Option(names = "--data-dir", defaultValue = "data", paramLabel = "DIR",
-            description = "Embedded broker data and state stores (default: ${DEFAULT-VALUE}). Kept across restarts.")
-    Path dataDir;
-
-    @Option(names = "--port", defaultValue = "9092", description = "Embedded broker port (default: ${DEFAULT-VALUE}).")
-    int port;
-
-    @Option(names = "--controller-port", defaultValue = "9093",
-            description = "Embedded broker's KRaft controller port (default: ${DEFAULT-VALUE}).")
-    int controllerPort;
 
     @Option(names = "--state-dir", paramLabel = "DIR",
             description = "State stores' directory (default: <data-dir>/streams).")
@@ -96,123 +87,39 @@ final class RunCommand implements Callable<Integer> {
     MemoryOptions memory;
 
     @Mixin
+    TelemetryOptions telemetry;
+
+    @Mixin
+    ConfigOptions config;
+
+    @Mixin
+    BrokerOptions embedded;
+
+    @Mixin
     ModelOptions model;
 
-    @Option(names = "--model-endpoint", paramLabel = "URL",
-            description = "The model's API base URL, e.g. http://localhost:11434/v1 (its API: --model-api). "
-                    + "Default: the replay model, which answers from recorded transcripts.")
-    String modelEndpoint;
+    @Mixin
+    CompressionOptions compression;
 
-    @Option(names = "--model-api-key-env", paramLabel = "VAR",
-            description = "Environment variable holding the endpoint's API key (the key itself never goes on the "
-                    + "command line).")
-    String modelApiKeyEnv;
+    @Mixin
+    RoutingOptions routing;
 
-    @Option(names = "--model-name", paramLabel = "NAME",
-            description = "Model name sent to the endpoint instead of each packet's target model.")
-    String modelName;
+    @Mixin
+    GatekeeperOptions gatekeeping;
 
-    @Option(names = "--model-timeout", defaultValue = "60s",
-            description = "Timeout of one model call (default: ${DEFAULT-VALUE}).")
-    Duration modelTimeout;
+    @Mixin
+    CouncilOptions councils;
 
-    @Option(names = "--lite-model", paramLabel = "NAME",
-            description = "Model on --model-endpoint that compresses fields the local summarizer cannot (seed 003's "
-                    + "Lite model).")
-    String liteModel;
+    @Mixin
+    SecurityOptions security;
 
-    @Option(names = "--prime-model", paramLabel = "NAME",
-            description = "Model on --model-endpoint tried last to compress a field (seed 003's Prime model).")
-    String primeModel;
-
-    @Option(names = "--compression-deadline", defaultValue = "20s",
-            description = "Time compressing one field may take in all (default: ${DEFAULT-VALUE}); keep it well "
-                    + "under max.poll.interval.ms (5 min).")
-    Duration compressionDeadline;
-
-    @Option(names = "--destinations", paramLabel = "MARKER=ch,...;...",
-            description = "Rows replacing seed 003's destination matrix, e.g. \"PLAN=cli_chat;THOUGHT_SEED=memory\".")
-    String destinations;
-
-    @Option(names = "--max-blocks-per-output", paramLabel = "N", defaultValue = "" + RoutingLimits.DEFAULT_MAX_BLOCKS,
-            description = "Blocks one model output may have; a longer one is dead-lettered whole "
-                    + "(default: ${DEFAULT-VALUE}).")
-    int maxBlocksPerOutput;
-
-    @Option(names = "--max-records-per-output", paramLabel = "N",
-            defaultValue = "" + RoutingLimits.DEFAULT_MAX_RECORDS,
-            description = "Records one model output may become (a block on each of its channels, its calls and "
-                    + "events); more is dead-lettered whole (default: ${DEFAULT-VALUE}).")
-    int maxRecordsPerOutput;
-
-    @Option(names = "--redaction-config", paramLabel = "FILE",
-            description = "Content-policy rules and profanity list (format in docs/redaction.md).")
-    Path redactionConfig;
+    @Mixin
+    DemoOptions demoRun;
 
     @Option(names = "--skills-dir", defaultValue = "${env:COGNITION_HOME:-.}/skills", paramLabel = "DIR",
             description = "Skills loaded into cognition.skills at start, when the directory exists "
                     + "(default: ${DEFAULT-VALUE}); `cognition skills load` reloads them while running.")
     Path skillsDir;
-
-    @Option(names = "--root-caller", paramLabel = "NAME",
-            description = "Caller whose tool calls the gatekeeper approves without a permission check (each one is "
-                    + "recorded as a PRIVILEGED_CALL event). Default: none.")
-    String rootCaller;
-
-    @Option(names = "--cognitive-load-threshold", paramLabel = "N",
-            defaultValue = "" + CognitiveLoad.DEFAULT_THRESHOLD,
-            description = "Active skills a session may have before its tool results carry a cognitive-load warning "
-                    + "(default: ${DEFAULT-VALUE}).")
-    int cognitiveLoadThreshold;
-
-    @Option(names = "--recorded-results-retention", defaultValue = "7d", paramLabel = "DURATION",
-            description = "How long the gatekeeper keeps each tool result for a replay of its session to answer "
-                    + "with; match it to cognition.requests' retention (default: ${DEFAULT-VALUE}).")
-    Duration recordedResultsRetention;
-
-    @Option(names = "--council-roles", defaultValue = "prime,lite,codemind", split = ",", paramLabel = "ROLE",
-            description = "Council roles that heartbeat, propose and vote (default: ${DEFAULT-VALUE}).")
-    List<String> councilRoles;
-
-    @Option(names = "--council-prime", defaultValue = "prime",
-            description = "The council role whose vote breaks a tie (default: ${DEFAULT-VALUE}).")
-    String councilPrime;
-
-    @Option(names = "--council-quorum", defaultValue = "2",
-            description = "Distinct roles a council decision needs; reduced to the active roles' count when fewer "
-                    + "are active, never below 2 (default: ${DEFAULT-VALUE}).")
-    int councilQuorum;
-
-    @Option(names = "--council-heartbeat-timeout", defaultValue = "90s",
-            description = "A council role with no heartbeat for longer is inactive (default: ${DEFAULT-VALUE}).")
-    Duration councilHeartbeatTimeout;
-
-    @Option(names = "--council-proposal-ttl", defaultValue = "5m",
-            description = "A proposal undecided this long expires (default: ${DEFAULT-VALUE}).")
-    Duration councilProposalTtl;
-
-    @Option(names = "--council-tick", defaultValue = "5s",
-            description = "How often the council checks the wall clock for deadlines no message has reached; 0s "
-                    + "turns that off, for replays (default: ${DEFAULT-VALUE}).")
-    Duration councilTick;
-
-    @Option(names = "--council-max-clock-skew", defaultValue = "30s",
-            description = "A council message stamped further ahead of this machine's clock is dead-lettered: it "
-                    + "would move the council's clock past every other role's heartbeat (default: ${DEFAULT-VALUE}).")
-    Duration councilMaxClockSkew;
-
-    @Option(names = "--council-signatures", defaultValue = "off", paramLabel = "off|required",
-            converter = RunCommand.SignaturesConverter.class,
-            description = "required: every council message must be signed by its sender's Ed25519 key (a role's on "
-                    + "council.keys, the app's own senders' with --signing-key); unsigned, forged, wrongly keyed, "
-                    + "replayed or stale ones are dead-lettered (default: ${DEFAULT-VALUE}).")
-    CouncilSettings.Signatures councilSignatures;
-
-    @Option(names = "--council-max-message-age", defaultValue = "5m",
-            description = "With --council-signatures required, a council message stamped further behind this "
-                    + "machine's clock is dead-lettered, and msg_ids are remembered this long against replays "
-                    + "(default: ${DEFAULT-VALUE}).")
-    Duration councilMaxMessageAge;
 
     @Option(names = "--rewind-to-time", paramLabel = "ISO-8601",
             description = "Before anything starts consuming, move each --rewind-group's committed offsets to the "
@@ -225,45 +132,20 @@ final class RunCommand implements Callable<Integer> {
                     + Settings.DEFAULT_APPLICATION_ID + "-model-worker.")
     List<String> rewindGroups;
 
-    @Option(names = "--secure", description = "Secure the embedded broker: SASL/SCRAM logins, Kafka's "
-            + "StandardAuthorizer, least-privilege ACLs for each principal (docs/security.md); the app acts as "
-            + "User:app. Passwords and client files are in --secrets-dir.")
-    boolean secure;
-
-    @Option(names = "--secrets-dir", paramLabel = "DIR",
-            description = "With --secure: each principal's password, generated once (<name>.password, owner-only), "
-                    + "and client settings to give any command as --command-config (<name>.properties) "
-                    + "(default: <data-dir>/secrets).")
-    Path secretsDir;
-
-    @Option(names = "--governance-config", paramLabel = "FILE",
-            description = "Client settings (as --command-config) to publish the skills and built-in personas with at "
-                    + "start: on a secured cluster only the governance principal may write them "
-                    + "(default: the app's own; with --secure: governance's from --secrets-dir).")
-    Path governanceConfig;
-
-    @Option(names = "--tenants", split = ",", paramLabel = "TENANT",
-            description = "Tenants, each with a requests topic cognition.requests.<tenant> (its requests must name "
-                    + "sessions '<tenant>.<name>' and the tenant's memory scopes) and its sessions' chats on "
-                    + "channel.<tenant>.*; with --secure each has an agent principal agent-<tenant> that writes and "
-                    + "reads only those (default: " + Principals.DEFAULT_TENANTS + " with --secure, "
-                    + "none without).")
-    List<String> tenants;
-
-    @Option(names = "--demo", description = "Send demo requests (and one malformed record) and print what the "
-            + "channel topics, tool.calls and the dead-letter topic receive.")
-    boolean demo;
-
-    @Option(names = "--exit-after-demo", description = "With --demo: stop once every demo request is answered.")
-    boolean exitAfterDemo;
-
-    @Option(names = "--demo-timeout", defaultValue = "120s",
-            description = "With --exit-after-demo: give up (exit 1) after this long (default: ${DEFAULT-VALUE}).")
-    Duration demoTimeout;
-
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        RunConfig settingsFrom = spec.commandLine().getDefaultValueProvider() instanceof RunConfig given ? given
+                : RunConfig.of(new String[0], Map.of());
+        if (!settingsFrom.unknownKeys(spec).isEmpty()) {
+            err.printf("error: %s sets %s, which no flag of run is named (cognition run --help lists them)%n",
+                    settingsFrom.file().orElseThrow(), String.join(", ", settingsFrom.unknownKeys(spec)));
+            return 2;
+        }
+        if (config.print) {
+            settingsFrom.print(spec, spec.commandLine().getOut());
+            return 0;
+        }
         if ((rewindToTime == null) != (rewindGroups == null)) {
             err.println("error: --rewind-to-time and --rewind-group go together: which groups, to which time");
             return 2;
@@ -274,45 +156,62 @@ final class RunCommand implements Callable<Integer> {
             return 2;
         }
         // Checked before a broker starts, so a bad flag leaves nothing running.
-        GatekeeperSettings gatekeeper = new GatekeeperSettings(Optional.ofNullable(rootCaller),
-                cognitiveLoadThreshold, recordedResultsRetention);
-        RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
-        CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
-                councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures,
-                councilMaxMessageAge);
+        GatekeeperSettings gatekeeper = gatekeeping.settings();
+        RoutingLimits routingLimits = routing.limits();
+        CouncilSettings council = councils.settings();
         Settings.MemorySettings memorySettings = memory.settings();
-        Settings.Provider provider = model.provider();
+        Settings.ModelSettings modelSettings = model.settings();
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
-        ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
-                Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
-        Map<String, Object> clientProperties = cluster.fileSettings();
+        ExecutorSettings tools = executor.settings(demoRun.demo ? List.of(WorkspaceServer.demoConfig(
+                Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), embedded.dataDir,
+                demoRun.demo);
+        Map<String, Object> clientProperties = telemetry.clientSettings(cluster.fileSettings());
         Map<String, Object> governanceProperties = clientProperties;
-        if (governanceConfig != null) {
+        if (security.governanceConfig != null) {
             // The file names who publishes; the app's file still gives everything else (timeouts, tuning).
             governanceProperties = new HashMap<>(clientProperties);
-            governanceProperties.putAll(ClientProperties.load(governanceConfig, Map.of()));
+            governanceProperties.putAll(ClientProperties.load(security.governanceConfig, Map.of()));
         }
+        Path states = stateDir != null ? stateDir : embedded.dataDir.resolve("streams");
+        Optional<MetricsServer> metrics = telemetry.startMetrics(applicationId, () -> InstanceId.of(states), err);
+        Optional<OpenTelemetrySdk> tracing = Optional.empty();
+        try {
+            tracing = telemetry.startTracing(applicationId, Optional.ofNullable(routing.redactionConfig), err);
+            return run(err, rewindTo, gatekeeper, routingLimits, council, memorySettings, modelSettings, tools,
+                    clientProperties, governanceProperties, states, metrics);
+        } finally {
+            metrics.ifPresent(MetricsServer::close);
+            tracing.ifPresent(OpenTelemetrySdk::close);
+        }
+    }
+
+    private int run(PrintWriter err, Optional<Instant> rewindTo, GatekeeperSettings gatekeeper,
+                    RoutingLimits routingLimits, CouncilSettings council, Settings.MemorySettings memorySettings,
+                    Settings.ModelSettings modelSettings, ExecutorSettings tools, Map<String, Object> clientProperties,
+                    Map<String, Object> governanceProperties, Path states, Optional<MetricsServer> metrics)
+            throws Exception {
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.namedCluster().orElse(null);
         Optional<SecureDeployment> secured = Optional.empty();
-        if (secure) {
+        if (security.secure) {
             if (bootstrap != null) {
                 err.println("error: --secure secures the embedded broker. For a cluster of your own, give "
                         + "--command-config with its SASL settings and apply the ACLs with `cognition acl apply` "
                         + "(docs/operations.md)");
                 return 2;
             }
-            secured = Optional.of(SecureDeployment.prepare(secretsDir != null ? secretsDir
-                    : dataDir.resolve("secrets"), new Principals(tenants(tenants, secure), councilRoles),
+            secured = Optional.of(SecureDeployment.prepare(security.secretsDir != null ? security.secretsDir
+                    : embedded.dataDir.resolve("secrets"), new Principals(tenants(security.tenants, security.secure),
+                    councils.councilRoles),
                     applicationId));
         }
         if (bootstrap == null) {
             // The broker takes seconds to start, more after an unclean stop: say what is going on meanwhile.
-            err.printf("starting the embedded Kafka broker (data in %s)%s%n", dataDir.resolve("kafka"),
-                    secure ? ", secured" : "");
+            err.printf("starting the embedded Kafka broker (data in %s)%s%n", embedded.dataDir.resolve("kafka"),
+                    security.secure ? ", secured" : "");
             err.flush();
-            broker = EmbeddedKafkaBroker.start(new BrokerSettings(dataDir.resolve("kafka"), port, controllerPort,
-                    Duration.ofSeconds(60), secured.map(SecureDeployment::saslUsers)));
+            broker = EmbeddedKafkaBroker.start(new BrokerSettings(embedded.dataDir.resolve("kafka"), embedded.port,
+                    embedded.controllerPort, Duration.ofSeconds(60), secured.map(SecureDeployment::saslUsers)));
             bootstrap = broker.bootstrapServers();
             err.printf("embedded Kafka broker at %s (data in %s)%n", bootstrap, broker.dataDir());
             err.flush();
@@ -330,16 +229,10 @@ final class RunCommand implements Callable<Integer> {
         }
         short replication = replicationFactor != null ? replicationFactor : (short) (broker != null ? 1 : -1);
         Settings settings = new Settings(bootstrap, applicationId,
-                stateDir != null ? stateDir : dataDir.resolve("streams"), cluster.registry(), partitions, replication,
-                threads, new Settings.ModelSettings(Optional.ofNullable(modelEndpoint),
-                Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName),
-                modelTimeout, 3, provider),
-                new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
-                        compressionDeadline),
-                new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
-                        routingLimits),
-                gatekeeper, council, secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
-                tools, memorySettings, tenants(tenants, secure));
+                states, cluster.registry(), partitions, replication,
+                threads, modelSettings, compression.settings(), routing.settings(routingLimits),
+                gatekeeper, council, security.secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
+                tools, memorySettings, tenants(security.tenants, security.secure));
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
@@ -366,6 +259,7 @@ final class RunCommand implements Callable<Integer> {
             throw e;
         }
         CognitionRuntime runtime = started;
+        metrics.ifPresent(server -> server.readiness(runtime::notReady));
         err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
                 runtime.topics().avro().describe());
         err.flush();
@@ -379,10 +273,10 @@ final class RunCommand implements Callable<Integer> {
             stopped.countDown();
         }, "cognition-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        if (demo) {
+        if (demoRun.demo) {
             boolean complete = new DemoWatcher(settings, runtime.topics(), spec.commandLine().getOut())
-                    .run(Instant.now(), exitAfterDemo ? demoTimeout : null);
-            if (exitAfterDemo) {
+                    .run(Instant.now(), demoRun.exitAfterDemo ? demoRun.demoTimeout : null);
+            if (demoRun.exitAfterDemo) {
                 Runtime.getRuntime().removeShutdownHook(hook);
                 hook.run();
                 return complete ? 0 : 1;
@@ -426,18 +320,6 @@ final class RunCommand implements Callable<Integer> {
                 }
             }
             return 0;
-        }
-    }
-
-    /** {@code off} or {@code required}, as the docs write them. */
-    static final class SignaturesConverter implements CommandLine.ITypeConverter<CouncilSettings.Signatures> {
-        @Override
-        public CouncilSettings.Signatures convert(String value) {
-            return switch (value) {
-                case "off" -> CouncilSettings.Signatures.OFF;
-                case "required" -> CouncilSettings.Signatures.REQUIRED;
-                default -> throw new CommandLine.TypeConversionException("'" + value + "' is not off or required");
-            };
         }
     }
 }

@@ -16,6 +16,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.telemetry.Meters;
 
 /** The processor {@link CouncilTopology} wires: it hands records and the wall clock to {@link Council}. */
 final class CouncilProcessors {
@@ -65,6 +66,7 @@ final class CouncilProcessors {
             result.outputs().forEach(this::forward);
             // A refused message touched nothing (and may name no council, or one it is not keyed by).
             if (result.refusal().isEmpty()) {
+                Meters.councilMessage(record.value());
                 changed.add(record.key());
             }
             if (settings.tick().isZero()) {

@@ -6,6 +6,7 @@ import java.util.Arrays;
 
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.telemetry.Meters;
 import io.cognitionstreams.topics.Topics;
 
 /** Builds dead letters: the reason a record was refused, where it came from, and its bytes as received. */
@@ -37,6 +38,7 @@ public final class DeadLetters {
 
     public static DeadLetter of(ErrorKind kind, Throwable error, Origin origin, byte[] key, byte[] value,
                                 Instant now) {
+        Meters.deadLetter(origin.applicationId(), kind.name(), origin.topic());
         return DeadLetter.newBuilder()
                 .setReason(cut(reason(error)))
                 .setErrorKind(kind)

@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Headers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,7 @@ import io.cognitionstreams.schema.ToolLedgerEntry;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.telemetry.IntervalLog;
+import io.cognitionstreams.telemetry.Tracing;
 import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.worker.TransactionalLoop;
@@ -202,6 +204,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
     /** What to do with one record; nothing runs yet. */
     private Step plan(ConsumerRecord<byte[], byte[]> record, Instant now, Map<String, Long> planned) {
         Step step = new Step(record.topic(), record.partition(), record.offset());
+        step.headers = record.headers();
         ToolDecision decision;
         try {
             decision = topics.toolDecisions.valueSerde().deserializer().deserialize(record.topic(), record.value());
@@ -343,7 +346,10 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
             value = topics.toolOutcomes.valueSerde().serializer().serialize(name, ToolResult.newBuilder(result)
                     .setText(null).setJson(null).setError("the result cannot be written: " + e.getMessage()).build());
         }
-        batch.send(new ProducerRecord<>(name, key, value));
+        Tracing.Hop hop = Tracing.continueFrom(step.topic, step.headers, startedAt == null ? result.getTimestamp()
+                : startedAt).executedTool(step.run.call, result);
+        batch.send(hop.inject(new ProducerRecord<>(name, key, value)));
+        hop.close(result.getTimestamp());
         stage(batch, step, CallLedger.finished(step.run.entry, result.getStatus(), startedAt == null
                 ? result.getTimestamp() : startedAt, step.run.runs, result.getTimestamp()));
     }
@@ -402,6 +408,8 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
         final long offset;
         final List<ProducerRecord<byte[], byte[]>> outputs = new ArrayList<>();
         Run run;
+        /** The decision's headers: its trace context. */
+        Headers headers;
 
         Step(String topic, int partition, long offset) {
             this.topic = topic;

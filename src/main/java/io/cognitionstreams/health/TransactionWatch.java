@@ -39,6 +39,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
+import io.cognitionstreams.telemetry.KafkaMetricsBridge;
 
 /**
  * Looks for hanging transactions on the pipeline's topics and on the consumer offsets topic, once a minute. One the
@@ -94,7 +95,7 @@ public final class TransactionWatch implements AutoCloseable {
         this.maxTransactionTimeout = maxTransactionTimeout;
         this.ours = ours;
         this.abort = abort;
-        this.metrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
+        this.metrics = new Metrics(new MetricConfig(), List.of(new JmxReporter(), new KafkaMetricsBridge()), Time.SYSTEM,
                 new KafkaMetricsContext("cognition.health"));
         metrics.addMetric(metrics.metricName("hanging-transactions", "transactions",
                         "Transactions open on the pipeline's partitions for longer than any timeout allows",

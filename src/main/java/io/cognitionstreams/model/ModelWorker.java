@@ -17,6 +17,8 @@ import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.telemetry.Meters;
+import io.cognitionstreams.telemetry.Tracing;
 import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.worker.TransactionalLoop;
@@ -66,13 +68,15 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
     public Map<TopicPartition, Long> process(ConsumerRecords<byte[], byte[]> records,
                                              TransactionalLoop.Batch batch) {
         for (ConsumerRecord<byte[], byte[]> record : records) {
-            batch.send(answer(record));
+            try (Tracing.Hop hop = Tracing.continueFrom(record)) {
+                batch.send(hop.inject(answer(record, hop)));
+            }
         }
         return Map.of();
     }
 
     /** Output for one packet: the model's answer, or a dead letter when the packet or the model fails for good. */
-    private ProducerRecord<byte[], byte[]> answer(ConsumerRecord<byte[], byte[]> record) {
+    private ProducerRecord<byte[], byte[]> answer(ConsumerRecord<byte[], byte[]> record, Tracing.Hop hop) {
         String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
         CognitionPacket packet;
         try {
@@ -86,6 +90,9 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
         try {
             ModelClient.Completion completion = completeWithRetries(packet);
             LlmOutput output = ModelTurn.output(packet, completion, Instant.now());
+            Meters.answered(output.getModel(), output.getPromptTokens(), output.getCompletionTokens(),
+                    Duration.ofMillis(output.getLatencyMs()));
+            hop.chat(output);
             return new ProducerRecord<>(topics.llmOutputs.name(), record.key(),
                     topics.llmOutputs.valueSerde().serializer().serialize(topics.llmOutputs.name(), output));
         } catch (ModelClient.ModelException e) {

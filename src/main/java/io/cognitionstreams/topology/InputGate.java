@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
@@ -21,12 +22,14 @@ import org.apache.kafka.streams.state.StoreBuilder;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.deadletter.RefusedInputs;
+import io.cognitionstreams.telemetry.Tracing;
 
 /**
  * Wraps every processor of a topology (Kafka Streams' {@code processor.wrapper.class}, KIP-1112) so that an input
  * whose output the brokers refused ({@link RefusedInputs}) is refused by the first processor it reaches, before
  * anything of it is forwarded: a dead letter, and no part of an answer beside it. Costs one empty-map check per
- * record and processor while nothing is refused.
+ * record and processor while nothing is refused. It also opens each input record's trace span ({@link Tracing#hop}),
+ * which costs one check while tracing is off.
  */
 public final class InputGate implements ProcessorWrapper {
 
@@ -56,8 +59,10 @@ public final class InputGate implements ProcessorWrapper {
 
                     @Override
                     public void process(Record<KIn, VIn> record) {
-                        refuseIfRefused(context.recordMetadata());
-                        inner.process(record);
+                        try (Tracing.Hop hop = hop(context.recordMetadata(), record.headers(), record.value())) {
+                            refuseIfRefused(context.recordMetadata());
+                            inner.process(record);
+                        }
                     }
 
                     @Override
@@ -92,8 +97,10 @@ public final class InputGate implements ProcessorWrapper {
 
                     @Override
                     public void process(FixedKeyRecord<KIn, VIn> record) {
-                        refuseIfRefused(context.recordMetadata());
-                        inner.process(record);
+                        try (Tracing.Hop hop = hop(context.recordMetadata(), record.headers(), record.value())) {
+                            refuseIfRefused(context.recordMetadata());
+                            inner.process(record);
+                        }
                     }
 
                     @Override
@@ -108,6 +115,12 @@ public final class InputGate implements ProcessorWrapper {
                 return supplier.stores();
             }
         });
+    }
+
+    /** The trace span of the capability's work on an input record: opened by the first processor it reaches. */
+    private Tracing.Hop hop(Optional<RecordMetadata> metadata, Headers headers, Object value) {
+        return metadata.isEmpty() ? Tracing.Hop.NONE
+                : Tracing.hop(applicationId, metadata.get().topic(), headers, value);
     }
 
     private void refuseIfRefused(Optional<RecordMetadata> metadata) {

@@ -8,9 +8,14 @@ import org.apache.kafka.streams.kstream.BranchedKStream;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.telemetry.Meters;
+import io.cognitionstreams.telemetry.Tracing;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -86,7 +91,7 @@ public final class Outputs {
                 last = last.mapValues(record -> councilSeal.seal((CouncilMessage) record),
                         Named.as(name + "-seal-" + topic.name()));
             }
-            last.mapValues(record -> type.cast(record), Named.as(name + "-as-" + topic.name()))
+            last.processValues(() -> new Counted<>(type, topic.name()), Named.as(name + "-as-" + topic.name()))
                     .to(topic.name(), produced.withName(name + "-to-" + topic.name()));
         }, topic.name()));
         return this;
@@ -111,6 +116,33 @@ public final class Outputs {
     /** No more topics: what none took is an error. */
     public void end() {
         split.noDefaultBranch();
+    }
+
+    /**
+     * Casts each record to its topic's type, counts it ({@link Meters#written}) and puts the trace context of the
+     * work that made it in its headers ({@link Tracing#writing}) as it goes out.
+     */
+    private static final class Counted<V> implements FixedKeyProcessor<String, SpecificRecord, V> {
+        private final Class<V> type;
+        private final String topic;
+        private FixedKeyProcessorContext<String, V> context;
+
+        Counted(Class<V> type, String topic) {
+            this.type = type;
+            this.topic = topic;
+        }
+
+        @Override
+        public void init(FixedKeyProcessorContext<String, V> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(FixedKeyRecord<String, SpecificRecord> record) {
+            Meters.written(context.applicationId(), topic, record.value());
+            Tracing.writing(record.headers(), record.value());
+            context.forward(record.withValue(type.cast(record.value())));
+        }
     }
 
     private boolean takes(Topic<String, ?> topic, SpecificRecord record) {

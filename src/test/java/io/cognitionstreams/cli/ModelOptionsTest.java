@@ -3,6 +3,8 @@ package io.cognitionstreams.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 
 import io.cognitionstreams.app.Settings;
@@ -22,17 +24,18 @@ class ModelOptionsTest {
 
     private static ModelOptions parse(String... args) {
         Holder holder = new Holder();
-        new CommandLine(holder).parseArgs(args);
+        new CommandLine(holder).registerConverter(Duration.class, new DurationConverter()).parseArgs(args);
         return holder.model;
     }
 
     @Test
     void openAiCompatibleWithNativeToolCallsUnlessAskedOtherwise() {
-        assertThat(parse().provider()).isEqualTo(Settings.Provider.defaults());
-        assertThat(parse().provider()).isEqualTo(new Settings.Provider(Settings.ModelApi.OPENAI, ToolCalling.NATIVE,
-                4096));
+        assertThat(parse().settings().provider()).isEqualTo(Settings.Provider.defaults());
+        assertThat(parse().settings().provider())
+                .isEqualTo(new Settings.Provider(Settings.ModelApi.OPENAI, ToolCalling.NATIVE, 4096));
         assertThat(parse("--model-api", "anthropic", "--model-tools", "text", "--model-max-tokens", "8192")
-                .provider()).isEqualTo(new Settings.Provider(Settings.ModelApi.ANTHROPIC, ToolCalling.TEXT, 8192));
+                .settings().provider())
+                .isEqualTo(new Settings.Provider(Settings.ModelApi.ANTHROPIC, ToolCalling.TEXT, 8192));
         assertThatThrownBy(() -> parse("--model-api", "gemini"))
                 .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("openai or anthropic");
         assertThatThrownBy(() -> parse("--model-tools", "json"))
