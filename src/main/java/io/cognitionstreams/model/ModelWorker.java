@@ -22,6 +22,7 @@ import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Lineage;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.worker.TransactionalLoop;
+import io.cognitionstreams.worker.WorkerLetters;
 
 /**
  * Reads packets, asks the model, writes outputs, on a {@link TransactionalLoop} rather than a Kafka Streams
@@ -83,7 +84,7 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
                 throw new IllegalArgumentException("packet value is null (a tombstone is not a packet)");
             }
         } catch (RuntimeException e) {
-            return TransactionalLoop.deadLetter(topics, record, ErrorKind.DESERIALIZATION, e, COMPONENT, groupId);
+            return WorkerLetters.deadLetter(topics, record, ErrorKind.DESERIALIZATION, e, COMPONENT, groupId);
         }
         try {
             ModelClient.Completion completion = completeWithRetries(packet);
@@ -110,11 +111,11 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
         } catch (ModelClient.ModelException e) {
             LOG.warn("model failed for packet {} of session {}: {}", packet.getMeta().getPacketId(), key,
                     e.getMessage());
-            return TransactionalLoop.deadLetter(topics, record, ErrorKind.PROCESSING, e, COMPONENT, groupId);
+            return WorkerLetters.deadLetter(topics, record, ErrorKind.PROCESSING, e, COMPONENT, groupId);
         } catch (OutputGuard.RefusedOutputException e) {
             LOG.warn("the answer to packet {} of session {} cannot be written: {}", packet.getMeta().getPacketId(),
                     key, e.getMessage());
-            return TransactionalLoop.deadLetter(topics, record, ErrorKind.PROCESSING, e, COMPONENT, groupId);
+            return WorkerLetters.deadLetter(topics, record, ErrorKind.PROCESSING, e, COMPONENT, groupId);
         }
     }
 
