@@ -195,13 +195,16 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      * @param apiKey       bearer token for the endpoint, if it needs one
      * @param modelName    model name sent to the endpoint instead of each packet's target model
      * @param timeout      per-call timeout
-     * @param attempts     tries per packet for retriable failures
+     * @param concurrency  model calls in flight at once, one session each, at most this many at the endpoint
      */
     public record ModelSettings(Optional<String> endpoint, Optional<String> apiKey, Optional<String> modelName,
-                                Duration timeout, int attempts) {
+                                Duration timeout, int concurrency) {
+
+        public static final int DEFAULT_CONCURRENCY = 256;
 
         public static ModelSettings replay() {
-            return new ModelSettings(Optional.empty(), Optional.empty(), Optional.empty(), Duration.ofSeconds(60), 3);
+            return new ModelSettings(Optional.empty(), Optional.empty(), Optional.empty(), Duration.ofSeconds(60),
+                    DEFAULT_CONCURRENCY);
         }
 
         public boolean usesReplay() {

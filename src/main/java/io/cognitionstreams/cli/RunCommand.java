@@ -95,23 +95,8 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     MemoryOptions memory;
 
-    @Option(names = "--model-endpoint", paramLabel = "URL",
-            description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
-                    + "Default: the replay model, which answers from recorded transcripts.")
-    String modelEndpoint;
-
-    @Option(names = "--model-api-key-env", paramLabel = "VAR",
-            description = "Environment variable holding the endpoint's API key (the key itself never goes on the "
-                    + "command line).")
-    String modelApiKeyEnv;
-
-    @Option(names = "--model-name", paramLabel = "NAME",
-            description = "Model name sent to the endpoint instead of each packet's target model.")
-    String modelName;
-
-    @Option(names = "--model-timeout", defaultValue = "60s",
-            description = "Timeout of one model call (default: ${DEFAULT-VALUE}).")
-    Duration modelTimeout;
+    @Mixin
+    ModelOptions model;
 
     @Option(names = "--lite-model", paramLabel = "NAME",
             description = "Model on --model-endpoint that compresses fields the local summarizer cannot (seed 003's "
@@ -278,6 +263,7 @@ final class RunCommand implements Callable<Integer> {
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures,
                 councilMaxMessageAge);
         Settings.MemorySettings memorySettings = memory.settings();
+        Settings.ModelSettings modelSettings = model.settings();
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
@@ -327,9 +313,7 @@ final class RunCommand implements Callable<Integer> {
         short replication = replicationFactor != null ? replicationFactor : (short) (broker != null ? 1 : -1);
         Settings settings = new Settings(bootstrap, applicationId,
                 stateDir != null ? stateDir : dataDir.resolve("streams"), cluster.registry(), partitions, replication,
-                threads, new Settings.ModelSettings(Optional.ofNullable(modelEndpoint),
-                Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName),
-                modelTimeout, 3),
+                threads, modelSettings,
                 new Settings.CompressionSettings(Optional.ofNullable(liteModel), Optional.ofNullable(primeModel),
                         compressionDeadline),
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
