@@ -35,6 +35,11 @@ final class ModelOptions {
     int concurrency;
 
     Settings.ModelSettings settings() {
+        return settings(endpoint);
+    }
+
+    /** The settings with another endpoint than --model-endpoint's (the bench's double). */
+    Settings.ModelSettings settings(String endpoint) {
         if (concurrency < 1) {
             throw new IllegalArgumentException("--model-concurrency must be at least 1, got " + concurrency);
         }
