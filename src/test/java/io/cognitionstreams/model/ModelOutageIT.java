@@ -2,8 +2,6 @@ package io.cognitionstreams.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,19 +49,19 @@ class ModelOutageIT {
     @Test
     void everyRequestSentWhileTheEndpointIsDownIsAnsweredOnceWhenItIsBack() throws Exception {
         String run = "outage-" + UUID.randomUUID().toString().substring(0, 8);
-        int port = freePort();
+        int port = Cli.freePort();
         String bootstrap = "127.0.0.1:" + port;
         Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
         try (ChatEndpointDouble endpoint = ChatEndpointDouble.start(0, Duration.ofMillis(50))) {
             Process app = Cli.start(out, err, "run", "--data-dir", dir.resolve("data").toString(), "--port",
-                    String.valueOf(port), "--controller-port", String.valueOf(freePort()), "--model-endpoint",
+                    String.valueOf(port), "--controller-port", String.valueOf(Cli.freePort()), "--model-endpoint",
                     endpoint.baseUrl(), "--model-timeout", "5s", "--model-concurrency", "8");
             try (KafkaProducer<String, CognitionRequest> agent = new KafkaProducer<>(Map.of(
                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
                     topics.requests.keySerde().serializer(), topics.requests.valueSerde().serializer())) {
-                awaitRunning(app, err);
+                Cli.awaitRunning(app, err);
                 // First turn of every session with the endpoint up; it answers.
                 send(agent, topics, run, 0);
                 Kafka.readUntil(bootstrap, topics.llmOutputs, output -> output.getSessionId().startsWith(run),
@@ -117,22 +115,5 @@ class ModelOutageIT {
                     .setRequestId(id + "-r" + turn).setTimestamp(Instant.now()).build()));
         }
         agent.flush();
-    }
-
-    private static void awaitRunning(Process app, Path err) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while (!Files.readString(err, StandardCharsets.UTF_8).contains("cognition streams running")) {
-            if (!app.isAlive() || System.nanoTime() > deadline) {
-                throw new AssertionError("the app did not start; its stderr:\n"
-                        + Files.readString(err, StandardCharsets.UTF_8));
-            }
-            Thread.sleep(200);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
