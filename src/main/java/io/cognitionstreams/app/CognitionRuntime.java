@@ -49,6 +49,7 @@ import io.cognitionstreams.model.AnthropicChatModel;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
+import io.cognitionstreams.model.ResilientModel;
 import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.Skill;
@@ -163,12 +164,17 @@ public final class CognitionRuntime implements AutoCloseable {
                 configureStreamsGroups(admin, settings, streams.keySet());
             }
         }
+        // An endpoint's outages stall its calls rather than fail them; the replay model has none.
+        ModelClient model = settings.model().usesReplay() ? modelClient(settings.model())
+                : new ResilientModel(settings.model().endpoint().get(), modelClient(settings.model()),
+                ResilientModel.Policy.of(settings.model().concurrency()));
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
-                InstanceId.of(settings.stateDir()), topics, modelClient(settings.model()),
-                settings.model().attempts(), settings.model().usesReplay() ? 100 : 1,
+                InstanceId.of(settings.stateDir()), topics, model, settings.model().concurrency(),
                 settings.tuning().sessionTimeout());
         List<Worker> workers = new ArrayList<>();
-        workers.add(Worker.of("model-worker", worker, () -> { }));
+        // The client closes after the loop: a call it gives up on then reaches no one.
+        workers.add(Worker.of("model-worker", worker, model instanceof ResilientModel resilient ? resilient
+                : () -> { }));
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
         }

@@ -196,20 +196,23 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      * @param apiKey       bearer token for the endpoint, if it needs one
      * @param modelName    model name sent to the endpoint instead of each packet's target model
      * @param timeout      per-call timeout
-     * @param attempts     tries per packet for retriable failures
+     * @param concurrency  model calls in flight at once, one session each, at most this many at the endpoint
      * @param provider     which API the endpoint speaks and how the model calls tools
      */
     public record ModelSettings(Optional<String> endpoint, Optional<String> apiKey, Optional<String> modelName,
-                                Duration timeout, int attempts, Provider provider) {
+                                Duration timeout, int concurrency, Provider provider) {
+
+        public static final int DEFAULT_CONCURRENCY = 256;
 
         /** With the default provider: OpenAI-compatible, native tool calls. */
         public ModelSettings(Optional<String> endpoint, Optional<String> apiKey, Optional<String> modelName,
-                             Duration timeout, int attempts) {
-            this(endpoint, apiKey, modelName, timeout, attempts, Provider.defaults());
+                             Duration timeout, int concurrency) {
+            this(endpoint, apiKey, modelName, timeout, concurrency, Provider.defaults());
         }
 
         public static ModelSettings replay() {
-            return new ModelSettings(Optional.empty(), Optional.empty(), Optional.empty(), Duration.ofSeconds(60), 3);
+            return new ModelSettings(Optional.empty(), Optional.empty(), Optional.empty(), Duration.ofSeconds(60),
+                    DEFAULT_CONCURRENCY);
         }
 
         public boolean usesReplay() {

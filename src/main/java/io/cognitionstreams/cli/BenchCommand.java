@@ -27,6 +27,7 @@ import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
+import io.cognitionstreams.load.ChatEndpointDouble;
 import io.cognitionstreams.load.EndToEndBench;
 import io.cognitionstreams.load.PeakMemory;
 import io.cognitionstreams.load.Workload;
@@ -56,6 +57,9 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     MemoryOptions memory;
 
+    @Mixin
+    ModelOptions model;
+
     @Spec
     CommandSpec spec;
 
@@ -80,6 +84,17 @@ final class BenchCommand implements Callable<Integer> {
                     + "NO_MEMORY: only transcripts without memory blocks (default: ${DEFAULT-VALUE}).")
     Workload workload;
 
+    @Option(names = "--turns", defaultValue = "" + Workload.TURNS_PER_SESSION, paramLabel = "N",
+            description = "Requests per session; a session's answers must come in request order "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int turns;
+
+    @Option(names = "--model-latency", paramLabel = "DURATION",
+            description = "Answer with an OpenAI-compatible endpoint double on loopback that takes this long per "
+                    + "call, as a real model does, instead of the replay model (which answers at once); "
+                    + "--model-concurrency says how many calls the app keeps in flight.")
+    Duration modelLatency;
+
     @Option(names = "--partitions", defaultValue = "3",
             description = "Partitions of the topics created here (default: ${DEFAULT-VALUE}).")
     int partitions;
@@ -99,6 +114,8 @@ final class BenchCommand implements Callable<Integer> {
             + "15 s, every request traced and its spans sent over OTLP to a local receiver): what watching costs.")
     boolean observed;
 
+    private Settings.ModelSettings modelSettings;
+
     /** The secure side's principals: no tenant, and the council roles the profile needs anyway. */
     private static final Principals BENCH_PRINCIPALS = new Principals(List.of(),
             CouncilSettings.defaults().roles());
@@ -116,9 +133,19 @@ final class BenchCommand implements Callable<Integer> {
                     + "(for a cluster of your own, give --command-config with its SASL settings)");
             return 2;
         }
+        if (turns < 1) {
+            err.println("error: --turns must be at least 1");
+            return 2;
+        }
+        if (modelLatency != null && model.endpoint != null) {
+            err.println("error: --model-latency starts an endpoint double in place of --model-endpoint; give one");
+            return 2;
+        }
         Path scratch = Files.createTempDirectory("cognition-bench");
         List<Deployment> deployments = new ArrayList<>();
         Optional<BenchObservation> observation = Optional.empty();
+        ChatEndpointDouble endpoint = modelLatency == null ? null : ChatEndpointDouble.start(0, modelLatency);
+        modelSettings = endpoint == null ? model.settings() : model.settings(endpoint.baseUrl());
         try {
             deployments.add(deploy("plain", scratch.resolve("plain"), Optional.empty(), runName(), err));
             if (observed) {
@@ -134,11 +161,19 @@ final class BenchCommand implements Callable<Integer> {
             }
             List<Row> rows = measure(deployments, observation, err);
             print(out, rows, deployments.get(0).broker != null);
+            if (endpoint != null) {
+                out.printf("endpoint double: %d calls answered, at most %d at once%n", endpoint.answered(),
+                        endpoint.mostAtOnce());
+                out.flush();
+            }
             return rows.stream().allMatch(Row::complete) ? 0 : 1;
         } finally {
             observation.ifPresent(BenchObservation::close);
             for (int i = deployments.size() - 1; i >= 0; i--) {
                 deployments.get(i).close();
+            }
+            if (endpoint != null) {
+                endpoint.close();
             }
             deleteTree(scratch);
         }
@@ -178,13 +213,13 @@ final class BenchCommand implements Callable<Integer> {
                 tuned = tuned.reportingOnly();
             }
             settings = new Settings(bootstrap, run, dir.resolve("streams"), cluster.registry(),
-                    partitions, (short) (broker != null ? 1 : -1), 1, Settings.ModelSettings.replay(),
+                    partitions, (short) (broker != null ? 1 : -1), 1, modelSettings,
                     Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
                     GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuned,
                     app, ExecutorSettings.none(), memory.settings(), List.of());
-            err.printf("bench %s (%s): %s broker at %s, %d partitions, workload %s, commit interval %d ms%n", run,
-                    mode, broker != null ? "embedded" : "external", bootstrap, partitions, workload,
-                    tuning.commitInterval.toMillis());
+            err.printf("bench %s (%s): %s broker at %s, %d partitions, workload %s, commit interval %d ms, %s%n",
+                    run, mode, broker != null ? "embedded" : "external", bootstrap, partitions, workload,
+                    tuning.commitInterval.toMillis(), modelDescription());
             err.flush();
             runtime = CognitionRuntime.start(settings, Map.of(), governance);
         } catch (Exception | Error e) {
@@ -239,8 +274,8 @@ final class BenchCommand implements Callable<Integer> {
             Topics topics = runtime.topics();
             // Same bytes as a pipeline request, so the two differ only in what happens between send and read.
             byte[] value = topics.requests.valueSerde().serializer()
-                    .serialize(Topics.COGNITION_REQUESTS, workload.request(run, 0, Instant.now()));
-            steps = new Steps(pipeline, EndToEndBench.pipeline(topics, workload), raw,
+                    .serialize(Topics.COGNITION_REQUESTS, workload.request(run, 0, Instant.now(), turns));
+            steps = new Steps(pipeline, EndToEndBench.pipeline(topics, workload, turns), raw,
                     EndToEndBench.passThrough(scratchTopic, value));
         }
 
@@ -266,7 +301,8 @@ final class BenchCommand implements Callable<Integer> {
     /** One offered rate measured both ways; {@code warmup} marks a warm-up that could not drain. */
     private record Row(String mode, EndToEndBench.Step pipeline, EndToEndBench.Step raw, boolean warmup) {
         boolean complete() {
-            return pipeline.answered() == pipeline.sent() && raw.answered() == raw.sent();
+            return pipeline.answered() == pipeline.sent() && raw.answered() == raw.sent() && pipeline.doubled() == 0
+                    && pipeline.outOfOrder() == 0;
         }
     }
 
@@ -330,9 +366,10 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private void print(PrintWriter out, List<Row> rows, boolean embedded) {
-        out.printf("cognition bench: workload %s, %d partitions, exactly_once_v2, commit interval %d ms, %s broker, "
-                + "%d CPUs%n", workload, partitions, tuning.commitInterval.toMillis(), embedded ? "embedded" : "external",
-                Runtime.getRuntime().availableProcessors());
+        out.printf("cognition bench: workload %s, %d turns per session, %d partitions, exactly_once_v2, commit "
+                + "interval %d ms, %s broker, %d CPUs, %s%n", workload, turns, partitions,
+                tuning.commitInterval.toMillis(), embedded ? "embedded" : "external",
+                Runtime.getRuntime().availableProcessors(), modelDescription());
         if (observed) {
             out.println("plain: run as by default; observed: run --metrics-port --otlp-endpoint (Kafka's metrics "
                     + "bridged, scraped every 15 s; every request traced, spans sent over OTLP/HTTP to a local "
@@ -362,6 +399,13 @@ final class BenchCommand implements Callable<Integer> {
                     + "%d/s here, so no higher rate was tried%s%n", drainTimeout.toSeconds(),
                     last.pipeline().offeredRate(), last.warmup() ? " (* the warm-up already fell behind)" : "");
         }
+        int doubled = rows.stream().mapToInt(row -> row.pipeline().doubled() + row.raw().doubled()).sum();
+        int outOfOrder = rows.stream().mapToInt(row -> row.pipeline().outOfOrder()).sum();
+        out.printf("exactly once: %d answers doubled, %d answers before an earlier request of their session%n",
+                doubled, outOfOrder);
+        out.printf("heap in use, most seen during a step: %d MB%n", rows.stream()
+                .mapToLong(row -> Math.max(row.pipeline().peakHeap(), row.raw().peakHeap())).max().orElse(0)
+                / (1024 * 1024));
         OptionalLong peak = PeakMemory.residentBytes();
         out.printf("peak RSS (VmHWM) of this JVM (%sbench clients): %s; max heap %d MB%n",
                 (embedded ? (modes() ? "two brokers, two apps and " : "broker, app and ")
@@ -369,6 +413,15 @@ final class BenchCommand implements Callable<Integer> {
                 peak.isPresent() ? peak.getAsLong() / (1024 * 1024) + " MB" : "not reported on this OS",
                 Runtime.getRuntime().maxMemory() / (1024 * 1024));
         out.flush();
+    }
+
+    private String modelDescription() {
+        if (modelLatency != null) {
+            return String.format("model: an endpoint double answering in %d ms, %d calls in flight at most",
+                    modelLatency.toMillis(), modelSettings.concurrency());
+        }
+        return modelSettings.usesReplay() ? "model: replay" : "model: " + modelSettings.endpoint().get() + ", "
+                + modelSettings.concurrency() + " calls in flight at most";
     }
 
     /**

@@ -11,28 +11,35 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * The model room: which model answers packets (the replay model, or an endpoint), which API the endpoint speaks and
- * how the model calls tools (docs/model.md). Options of `run`.
+ * The model room: which model answers packets (the replay model, or an endpoint), how many calls it gets at once,
+ * which API the endpoint speaks and how the model calls tools (docs/model.md). Options of `run` and `bench`.
  */
 final class ModelOptions {
 
     @Option(names = "--model-endpoint", paramLabel = "URL",
             description = "The model's API base URL, e.g. http://localhost:11434/v1 (its API: --model-api). "
                     + "Default: the replay model, which answers from recorded transcripts.")
-    String modelEndpoint;
+    String endpoint;
 
     @Option(names = "--model-api-key-env", paramLabel = "VAR",
             description = "Environment variable holding the endpoint's API key (the key itself never goes on the "
                     + "command line).")
-    String modelApiKeyEnv;
+    String apiKeyEnv;
 
     @Option(names = "--model-name", paramLabel = "NAME",
             description = "Model name sent to the endpoint instead of each packet's target model.")
-    String modelName;
+    String name;
 
     @Option(names = "--model-timeout", defaultValue = "60s",
-            description = "Timeout of one model call (default: ${DEFAULT-VALUE}).")
-    Duration modelTimeout;
+            description = "Timeout of one model call; a call that times out is tried again (default: "
+                    + "${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    @Option(names = "--model-concurrency", paramLabel = "N",
+            defaultValue = "" + Settings.ModelSettings.DEFAULT_CONCURRENCY,
+            description = "Model calls in flight at once, one per session, and the most the endpoint gets at once "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int concurrency;
 
     @Option(names = "--model-api", paramLabel = "openai|anthropic", defaultValue = "openai",
             converter = ApiName.class,
@@ -55,14 +62,24 @@ final class ModelOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     int maxTokens;
 
-    /** The key itself is read from the environment variable --model-api-key-env names, never from a flag. */
     Settings.ModelSettings settings() {
+        return settings(endpoint);
+    }
+
+    /**
+     * The settings with another endpoint than --model-endpoint's (the bench's double). The key itself is read from
+     * the environment variable --model-api-key-env names, never from a flag.
+     */
+    Settings.ModelSettings settings(String endpoint) {
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("--model-concurrency must be at least 1, got " + concurrency);
+        }
         if (maxTokens < 1) {
             throw new IllegalArgumentException("--model-max-tokens must be at least 1, got " + maxTokens);
         }
-        return new Settings.ModelSettings(Optional.ofNullable(modelEndpoint),
-                Optional.ofNullable(modelApiKeyEnv).map(System::getenv), Optional.ofNullable(modelName), modelTimeout,
-                3, new Settings.Provider(api, tools, maxTokens));
+        return new Settings.ModelSettings(Optional.ofNullable(endpoint),
+                Optional.ofNullable(apiKeyEnv).map(System::getenv), Optional.ofNullable(name), timeout, concurrency,
+                new Settings.Provider(api, tools, maxTokens));
     }
 
     /** Lower-case names on the command line, as the docs write them. */

@@ -39,6 +39,7 @@ import io.cognitionstreams.telemetry.Tracing;
 import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.worker.TransactionalLoop;
+import io.cognitionstreams.worker.WorkerLetters;
 
 /**
  * The executor: reads tool.decisions, runs each approved call whose signature verifies, and writes its result to
@@ -212,7 +213,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
                 throw new InvalidRecordException("a tool decision is null (a tombstone is not a decision)");
             }
         } catch (RuntimeException e) {
-            return step.letter(TransactionalLoop.deadLetter(topics, record, ErrorKind.DESERIALIZATION, e,
+            return step.letter(WorkerLetters.deadLetter(topics, record, ErrorKind.DESERIALIZATION, e,
                     COMPONENT, groupId));
         }
         if (decision.getVerdict() != Verdict.APPROVED) {
@@ -226,7 +227,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
         var problem = verifier.problem(decision);
         if (problem.isPresent()) {
             refused.warn(call.getCallId() + ": " + problem.get());
-            return step.letter(TransactionalLoop.deadLetter(topics, record, ErrorKind.VALIDATION,
+            return step.letter(WorkerLetters.deadLetter(topics, record, ErrorKind.VALIDATION,
                     new InvalidRecordException("refused to execute " + call.getTool() + " (call " + call.getCallId()
                             + "): " + problem.get()), COMPONENT, groupId));
         }
@@ -236,14 +237,14 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
             return step;
         }
         if (call.getSessionId() == null || call.getSessionId().isBlank() || call.getCallId().isBlank()) {
-            return step.letter(TransactionalLoop.deadLetter(topics, record, ErrorKind.VALIDATION,
+            return step.letter(WorkerLetters.deadLetter(topics, record, ErrorKind.VALIDATION,
                     new InvalidRecordException("an approved call without a session or a call id"), COMPONENT,
                     groupId));
         }
         Long first = planned.putIfAbsent(record.partition() + "/" + call.getCallId(), record.offset());
         if (first != null) {
             refused.warn(call.getCallId() + ": duplicate");
-            return step.letter(TransactionalLoop.deadLetter(topics, record, ErrorKind.VALIDATION,
+            return step.letter(WorkerLetters.deadLetter(topics, record, ErrorKind.VALIDATION,
                     new InvalidRecordException("refused to execute call id " + call.getCallId() + ": the decision "
                             + "at offset " + first + " carries it too; a call id runs at most once: give a new call a "
                             + "new id"), COMPONENT, groupId));
@@ -263,7 +264,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
                 String why = known.getDecisionOffset() == LedgerRestore.UNREADABLE
                         ? "its ledger entry cannot be read, so whether it ran is unknown"
                         : "it was already executed (its decision is at offset " + known.getDecisionOffset() + ")";
-                return step.letter(TransactionalLoop.deadLetter(topics, record, ErrorKind.VALIDATION,
+                return step.letter(WorkerLetters.deadLetter(topics, record, ErrorKind.VALIDATION,
                         new InvalidRecordException("refused to execute call id " + call.getCallId() + ": " + why
                                 + "; a call id runs at most once: give a new call a new id"), COMPONENT, groupId));
             }

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -63,8 +64,15 @@ public final class EndToEndBench {
         this.drainTimeout = drainTimeout;
     }
 
-    /** One offered load's outcome; {@code perSecond} is answers over the time from first send to last answer. */
-    public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency) {
+    /**
+     * One offered load's outcome; {@code perSecond} is answers over the time from first send to last answer.
+     *
+     * @param doubled    answers that came again for a request already answered
+     * @param outOfOrder answers that came before the answer to an earlier request of their session
+     * @param peakHeap   the most heap in use the bench saw during the step, in bytes (sampled as answers arrive)
+     */
+    public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency,
+                       int doubled, int outOfOrder, long peakHeap) {
     }
 
     /** What a step sends, where its answers appear, and how an answer names the record it answers. */
@@ -76,15 +84,28 @@ public final class EndToEndBench {
         /** Record {@code n} of run {@code run} and the id its answer will carry. */
         Sent next(String run, long n, long nowMillis);
 
-        /** The id an answer record carries, or null for records of other runs or other kinds. */
-        String answeredId(ConsumerRecord<byte[], byte[]> record);
+        /** The request an answer record answers, and the record's own id; null for records of other kinds. */
+        Answer answer(ConsumerRecord<byte[], byte[]> record);
     }
 
-    public record Sent(String id, ProducerRecord<byte[], byte[]> record) {
+    /**
+     * @param requestId the request answered
+     * @param id        the answer record's own id: the same id twice is an answer written twice (a request may
+     *                  have several answer records, e.g. several blocks of one output on the channel)
+     */
+    public record Answer(String requestId, String id) {
     }
 
-    /** The whole pipeline: a request on cognition.requests, answered by its first block on channel.cli_chat. */
-    public static Probe pipeline(Topics topics, Workload workload) {
+    /** @param session the session whose answers must come in order, null when order does not matter */
+    public record Sent(String id, String session, ProducerRecord<byte[], byte[]> record) {
+    }
+
+    /**
+     * The whole pipeline: a request on cognition.requests, answered by its first block on channel.cli_chat.
+     *
+     * @param turns requests per session
+     */
+    public static Probe pipeline(Topics topics, Workload workload, int turns) {
         Topic<String, CognitionRequest> requests = topics.requests;
         Topic<String, RoutedBlock> answers = topics.channel(Channel.CLI_CHAT);
         return new Probe() {
@@ -100,15 +121,16 @@ public final class EndToEndBench {
 
             @Override
             public Sent next(String run, long n, long nowMillis) {
-                CognitionRequest request = workload.request(run, n, Instant.ofEpochMilli(nowMillis));
-                return new Sent(request.getRequestId(), new ProducerRecord<>(requests.name(),
+                CognitionRequest request = workload.request(run, n, Instant.ofEpochMilli(nowMillis), turns);
+                return new Sent(request.getRequestId(), request.getSessionId(), new ProducerRecord<>(requests.name(),
                         utf8(request.getSessionId()), requests.valueSerde().serializer().serialize(requests.name(),
                         request)));
             }
 
             @Override
-            public String answeredId(ConsumerRecord<byte[], byte[]> record) {
-                return answers.valueSerde().deserializer().deserialize(record.topic(), record.value()).getRequestId();
+            public Answer answer(ConsumerRecord<byte[], byte[]> record) {
+                RoutedBlock block = answers.valueSerde().deserializer().deserialize(record.topic(), record.value());
+                return new Answer(block.getRequestId(), block.getBlockId());
             }
         };
     }
@@ -129,26 +151,34 @@ public final class EndToEndBench {
             @Override
             public Sent next(String run, long n, long nowMillis) {
                 String id = Workload.requestId(run, n);
-                return new Sent(id, new ProducerRecord<>(topic, null, nowMillis, utf8(id), value));
+                return new Sent(id, null, new ProducerRecord<>(topic, null, nowMillis, utf8(id), value));
             }
 
             @Override
-            public String answeredId(ConsumerRecord<byte[], byte[]> record) {
-                return new String(record.key(), StandardCharsets.UTF_8);
+            public Answer answer(ConsumerRecord<byte[], byte[]> record) {
+                String id = new String(record.key(), StandardCharsets.UTF_8);
+                return new Answer(id, id);
             }
         };
     }
 
     public Step run(Probe probe, String run, int rate, int count) throws InterruptedException {
         Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        Map<String, String> sessions = new ConcurrentHashMap<>();
         Latencies latencies = new Latencies();
         Set<String> answered = new HashSet<>();
+        Set<String> answerIds = new HashSet<>();
+        Map<String, Long> lastAnsweredTurn = new HashMap<>();
+        int doubled = 0;
+        int outOfOrder = 0;
+        long peakHeap = 0;
+        Runtime heap = Runtime.getRuntime();
         AtomicInteger sent = new AtomicInteger();
         AtomicReference<Exception> sendFailure = new AtomicReference<>();
         long firstSend = System.currentTimeMillis();
         long lastAnswer = firstSend;
         try (KafkaConsumer<byte[], byte[]> consumer = consumerAtEnd(probe.answerTopic())) {
-            Thread sender = new Thread(() -> send(probe, run, rate, count, sentAt, sent, sendFailure),
+            Thread sender = new Thread(() -> send(probe, run, rate, count, sentAt, sessions, sent, sendFailure),
                     "bench-sender");
             sender.start();
             long drainDeadline = Long.MAX_VALUE;
@@ -156,13 +186,31 @@ public final class EndToEndBench {
             while (answered.size() < count && System.nanoTime() < drainDeadline && sendFailure.get() == null) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(50))) {
                     long now = System.currentTimeMillis();
-                    String id = probe.answeredId(record);
-                    Long sentMillis = id == null ? null : sentAt.get(id);
-                    if (sentMillis != null && answered.add(id)) {
-                        latencies.add(now - sentMillis);
-                        lastAnswer = now;
+                    Answer answer = probe.answer(record);
+                    Long sentMillis = answer == null ? null : sentAt.get(answer.requestId());
+                    if (sentMillis == null) {
+                        continue;
+                    }
+                    if (!answerIds.add(answer.id())) {
+                        doubled++;
+                        continue;
+                    }
+                    String id = answer.requestId();
+                    if (!answered.add(id)) {
+                        continue; // another record of an answer already timed
+                    }
+                    latencies.add(now - sentMillis);
+                    lastAnswer = now;
+                    String session = sessions.get(id);
+                    if (session != null) {
+                        long turn = Long.parseLong(id.substring(id.lastIndexOf('-') + 1));
+                        Long before = lastAnsweredTurn.put(session, turn);
+                        if (before != null && before > turn) {
+                            outOfOrder++;
+                        }
                     }
                 }
+                peakHeap = Math.max(peakHeap, heap.totalMemory() - heap.freeMemory());
                 if (!sender.isAlive() && drainDeadline == Long.MAX_VALUE) {
                     drainDeadline = System.nanoTime() + drainTimeout.toNanos();
                 }
@@ -179,11 +227,12 @@ public final class EndToEndBench {
                     + sendFailure.get().getMessage(), sendFailure.get());
         }
         double seconds = Math.max(1, lastAnswer - firstSend) / 1000.0;
-        return new Step(rate, sent.get(), answered.size(), answered.size() / seconds, latencies.summary());
+        return new Step(rate, sent.get(), answered.size(), answered.size() / seconds, latencies.summary(), doubled,
+                outOfOrder, peakHeap);
     }
 
-    private void send(Probe probe, String run, int rate, int count, Map<String, Long> sentAt, AtomicInteger sent,
-                      AtomicReference<Exception> failure) {
+    private void send(Probe probe, String run, int rate, int count, Map<String, Long> sentAt,
+                      Map<String, String> sessions, AtomicInteger sent, AtomicReference<Exception> failure) {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(with(sender, ProducerConfig.ACKS_CONFIG,
                 "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true), new ByteArraySerializer(),
                 new ByteArraySerializer())) {
@@ -195,6 +244,9 @@ public final class EndToEndBench {
                 }
                 long now = System.currentTimeMillis();
                 Sent next = probe.next(run, n, now);
+                if (next.session() != null) {
+                    sessions.put(next.id(), next.session());
+                }
                 sentAt.put(next.id(), now);
                 producer.send(next.record(), (metadata, error) -> {
                     if (error != null) {

@@ -37,15 +37,24 @@ public enum Workload {
      * as the FULL workload means to measure (a session alone would rarely have a memory of its own yet).
      */
     public CognitionRequest request(String run, long n, Instant timestamp) {
+        return request(run, n, timestamp, TURNS_PER_SESSION);
+    }
+
+    /** {@link #request(String, long, Instant)} with sessions of {@code turns} turns each. */
+    public CognitionRequest request(String run, long n, Instant timestamp, int turns) {
         return CognitionRequest.newBuilder()
                 .setRequestId(requestId(run, n))
-                .setSessionId(run + "-s" + n / TURNS_PER_SESSION)
+                .setSessionId(session(run, n, turns))
                 .setMemoryScope(run)
                 .setUserPrompt(String.format(prompts.get((int) (n % prompts.size())), n))
                 .setPersona("developer")
                 .setTargetModel("gpt-4o")
                 .setTimestamp(timestamp)
                 .build();
+    }
+
+    public static String session(String run, long n, int turns) {
+        return run + "-s" + n / turns;
     }
 
     public static String requestId(String run, long n) {

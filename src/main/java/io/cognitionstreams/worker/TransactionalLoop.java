@@ -1,24 +1,19 @@
 package io.cognitionstreams.worker;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -26,18 +21,10 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.cognitionstreams.clients.GroupTimeouts;
-import io.cognitionstreams.deadletter.DeadLetters;
-import io.cognitionstreams.schema.DeadLetter;
-import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.topics.OutputGuard;
-import io.cognitionstreams.topics.Topic;
-import io.cognitionstreams.topics.Topics;
 
 /**
  * A transactional consume-process-produce loop for work that must not run on a stream thread because one record
@@ -97,8 +84,7 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
     private final String name;
     private final String topic;
     private final Handler handler;
-    private final Properties consumerProps = new Properties();
-    private final Properties producerProps = new Properties();
+    private final WorkerClients clients;
     private final String groupId;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicLong processed = new AtomicLong();
@@ -121,31 +107,8 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
         this.topic = topic;
         this.handler = handler;
         this.groupId = groupId;
-        consumerProps.putAll(clientConfig);
-        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
-        consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
-        consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) maxPollInterval.toMillis());
-        // A worker that dies for good keeps its partitions until its session expires: the stream threads' value
-        // (15 s by default), not the client's 45 s, so another instance takes over sooner.
-        consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) sessionTimeout.toMillis());
-        consumerProps.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
-                (int) GroupTimeouts.heartbeat(sessionTimeout).toMillis());
-        // A static member: restarted (the same instance id), it takes its own place at once rather than waiting
-        // for the dead member's session to expire.
-        consumerProps.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, groupId + "-" + instanceId);
-        producerProps.putAll(clientConfig);
-        producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-        // The same id after a restart, so the new producer fences the dead one and aborts its open transaction at
-        // once; zombies of another instance are fenced by the group generation (EOS v2, KIP-447).
-        producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, groupId + "-" + instanceId);
-        // Only for a transaction whose process never comes back (its id with it): the broker aborts it after
-        // this long, and until then read_committed readers of the outputs wait.
-        producerProps.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
-                (int) GroupTimeouts.transaction(sessionTimeout).toMillis());
+        this.clients = new WorkerClients(clientConfig, groupId, instanceId, maxPollRecords, maxPollInterval,
+                sessionTimeout);
     }
 
     /**
@@ -156,8 +119,8 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
     @Override
     public void run() {
         while (running.get()) {
-            consumer = new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-            producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+            consumer = clients.consumer();
+            producer = clients.producer();
             try {
                 producer.initTransactions();
                 consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
@@ -185,11 +148,7 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
                     sleepQuietly(Duration.ofSeconds(1));
                 }
             } finally {
-                // Stopping, the member leaves so that another instance takes its partitions at once; starting
-                // over, it stays, and the new consumer takes its place.
-                consumer.close(CloseOptions.groupMembershipOperation(running.get()
-                        ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
-                        : CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+                consumer.close(WorkerClients.closing(running.get()));
                 producer.close(Duration.ofSeconds(5));
             }
         }
@@ -201,11 +160,7 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
             Map<TopicPartition, Long> leftAt = handler.process(records, new Batch() {
                 @Override
                 public void send(ProducerRecord<byte[], byte[]> record) {
-                    producer.send(record, (metadata, error) -> {
-                        if (error != null && OutputGuard.isRefusalOfTheRecord(error)) {
-                            OutputGuard.remember(record.topic(), record.value(), error);
-                        }
-                    });
+                    WorkerClients.send(producer, record);
                 }
 
                 @Override
@@ -250,22 +205,6 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
                 consumer.seek(partition, offset.offset());
             }
         }
-    }
-
-    /**
-     * A dead letter for an input record: what it was, where it was, who refused it and why, keyed like every
-     * letter by where the record was.
-     */
-    public static ProducerRecord<byte[], byte[]> deadLetter(Topics topics, ConsumerRecord<byte[], byte[]> record,
-                                                            ErrorKind kind, Exception error, String component,
-                                                            String groupId) {
-        DeadLetters.Origin origin = new DeadLetters.Origin(record.topic(), record.partition(), record.offset(),
-                component, groupId);
-        DeadLetter letter = DeadLetters.of(kind, error, origin, record.key(), record.value(), Instant.now());
-        Topic<String, DeadLetter> dlq = topics.deadLetters;
-        String key = DeadLetters.key(record.topic(), record.partition(), record.offset());
-        return new ProducerRecord<>(dlq.name(), dlq.keySerde().serializer().serialize(dlq.name(), key),
-                dlq.valueSerde().serializer().serialize(dlq.name(), letter));
     }
 
     private static void sleepQuietly(Duration duration) {

@@ -2,8 +2,6 @@ package io.cognitionstreams.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,19 +42,19 @@ class RunRewindIT {
     void runRewindsTheModelWorkersGroupAtStartAndThePreviousRunsPacketsAreAnsweredAgain() throws Exception {
         Path data = dir.resolve("data");
         Instant beforeFirstRun = Instant.now();
-        Cli first = Cli.launch(dir, "run", "--data-dir", data.toString(), "--port", String.valueOf(freePort()),
-                "--controller-port", String.valueOf(freePort()), "--demo", "--exit-after-demo",
+        Cli first = Cli.launch(dir, "run", "--data-dir", data.toString(), "--port", String.valueOf(Cli.freePort()),
+                "--controller-port", String.valueOf(Cli.freePort()), "--demo", "--exit-after-demo",
                 "--demo-timeout", "240s");
         assertThat(first.exitCode()).as(first.err()).isZero();
 
-        int port = freePort();
+        int port = Cli.freePort();
         Path out = dir.resolve("second-stdout.txt");
         Path err = dir.resolve("second-stderr.txt");
         Process second = Cli.start(out, err, "run", "--data-dir", data.toString(), "--port", String.valueOf(port),
-                "--controller-port", String.valueOf(freePort()), "--rewind-to-time", beforeFirstRun.toString(),
+                "--controller-port", String.valueOf(Cli.freePort()), "--rewind-to-time", beforeFirstRun.toString(),
                 "--rewind-group", MODEL_WORKER);
         try {
-            awaitRunning(second, err);
+            Cli.awaitRunning(second, err);
             assertThat(Files.readString(out, StandardCharsets.UTF_8)).as("before the app started")
                     .contains("rewound consumer group " + MODEL_WORKER + " to " + beforeFirstRun + " on 3 partitions");
 
@@ -93,22 +91,5 @@ class RunRewindIT {
         return outputs.stream().collect(Collectors.groupingBy(LlmOutput::getOutputId, Collectors.toList()))
                 .values().stream().filter(answers -> answers.size() >= 2).map(answers -> answers.get(0))
                 .map(LlmOutput::getSessionId).collect(Collectors.toSet());
-    }
-
-    private static void awaitRunning(Process app, Path err) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while (!Files.readString(err, StandardCharsets.UTF_8).contains("cognition streams running")) {
-            if (!app.isAlive() || System.nanoTime() > deadline) {
-                throw new AssertionError("the second run did not start; its stderr:\n"
-                        + Files.readString(err, StandardCharsets.UTF_8));
-            }
-            Thread.sleep(200);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

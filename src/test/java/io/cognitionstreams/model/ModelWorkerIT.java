@@ -8,10 +8,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,7 +41,10 @@ import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
 
-/** The model worker on a real broker: answers, retries, and dead-letters what it cannot answer. */
+/**
+ * The model worker on a real broker: answers, many sessions at once and each in order, waits out passing failures,
+ * and dead-letters what can never be answered.
+ */
 @ExtendWith(SharedBroker.class)
 class ModelWorkerIT {
 
@@ -49,7 +61,10 @@ class ModelWorkerIT {
             TopicProvisioner.ensure(admin, topics, 3, (short) 1);
         }
         AtomicInteger flakyCalls = new AtomicInteger();
-        ModelClient model = call -> {
+        ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
+        Map<String, AtomicInteger> atOnce = new ConcurrentHashMap<>();
+        List<String> overlaps = new CopyOnWriteArrayList<>();
+        ModelClient endpoint = call -> {
             String user = call.prompt().get(call.prompt().size() - 1).content();
             if (user.startsWith("refuse")) {
                 return CompletableFuture.failedFuture(
@@ -58,10 +73,23 @@ class ModelWorkerIT {
             if (user.startsWith("flaky") && flakyCalls.incrementAndGet() < 3) {
                 return CompletableFuture.failedFuture(new ModelClient.ModelException("HTTP 503", true, null));
             }
-            return CompletableFuture.completedFuture(
-                    new ModelClient.Completion("RESPONSE: answer to " + user, "test-model", 5, 4));
+            // Answers come later and out of order; a session's calls must never overlap.
+            String session = user.split(" ")[0];
+            if (atOnce.computeIfAbsent(session, s -> new AtomicInteger()).incrementAndGet() > 1) {
+                overlaps.add(user);
+            }
+            CompletableFuture<ModelClient.Completion> answer = new CompletableFuture<>();
+            clock.schedule(() -> {
+                atOnce.get(session).decrementAndGet();
+                answer.complete(new ModelClient.Completion("RESPONSE: answer to " + user, "test-model", 5, 4));
+            }, ThreadLocalRandom.current().nextInt(1, 30), TimeUnit.MILLISECONDS);
+            return answer;
         };
-        ModelWorker worker = new ModelWorker(asApp, app + "-model-worker", "it", topics, model, 3, 10, java.time.Duration.ofSeconds(15));
+        // As the runtime runs it: outages and 5xx are the resilient client's to wait out, not the worker's.
+        ResilientModel model = new ResilientModel("test", endpoint, new ResilientModel.Policy(16,
+                Duration.ofMillis(20), Duration.ofMillis(200), 5, Duration.ofMillis(100), Duration.ofSeconds(1)));
+        ModelWorker worker = new ModelWorker(asApp, app + "-model-worker", "it", topics, model, 16,
+                Duration.ofSeconds(15));
         Thread thread = new Thread(worker, "model-worker-it");
         thread.start();
         try {
@@ -72,6 +100,18 @@ class ModelWorkerIT {
             for (String session : List.of(ok, flaky, refused)) {
                 CognitionPacket packet = assembler.assemble(Records.input(Records.request(session, session + " please").build())).packet();
                 Kafka.send(asApp, topics.packets, session, packet);
+            }
+            List<String> ordered = new ArrayList<>();
+            try (KafkaProducer<String, CognitionPacket> producer = new KafkaProducer<>(asApp,
+                    topics.packets.keySerde().serializer(), topics.packets.valueSerde().serializer())) {
+                for (int turn = 0; turn < 4; turn++) {
+                    for (int n = 0; n < 8; n++) {
+                        String session = "order" + n + "-" + run;
+                        producer.send(new ProducerRecord<>(topics.packets.name(), session, assembler.assemble(
+                                Records.input(Records.request(session, session + " turn " + turn).build())).packet()));
+                        ordered.add(session);
+                    }
+                }
             }
             var garbage = Kafka.send(asApp, topics.packets.name(), "junk-" + run,
                     "junk".getBytes(StandardCharsets.UTF_8));
@@ -86,6 +126,18 @@ class ModelWorkerIT {
                 assertThat(output.getOutputId()).isEqualTo(output.getPacketId() + "-out");
             });
             assertThat(flakyCalls).hasValue(3);
+
+            List<LlmOutput> turns = Kafka.readUntil(bootstrap, topics.llmOutputs,
+                    output -> output.getSessionId().startsWith("order") && output.getSessionId().endsWith(run),
+                    seen -> seen.size() >= ordered.size(), Duration.ofSeconds(60));
+            for (int n = 0; n < 8; n++) {
+                String session = "order" + n + "-" + run;
+                assertThat(turns.stream().filter(output -> output.getSessionId().equals(session))
+                        .map(LlmOutput::getText)).as("a session's answers in request order").containsExactly(
+                        "RESPONSE: answer to " + session + " turn 0", "RESPONSE: answer to " + session + " turn 1",
+                        "RESPONSE: answer to " + session + " turn 2", "RESPONSE: answer to " + session + " turn 3");
+            }
+            assertThat(overlaps).as("one call at a time per session").isEmpty();
 
             List<DeadLetter> letters = Kafka.readUntil(bootstrap, topics.deadLetters,
                     letter -> letter.getSourceTopic().equals(Topics.COGNITION_PACKETS)
@@ -103,6 +155,8 @@ class ModelWorkerIT {
         } finally {
             worker.close();
             thread.join(10_000);
+            model.close();
+            clock.shutdownNow();
         }
     }
 }

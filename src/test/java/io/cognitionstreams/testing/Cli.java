@@ -4,6 +4,7 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,5 +79,24 @@ public record Cli(int exitCode, String out, String err) {
                 .toString(), "-cp", System.getProperty("java.class.path"), CognitionCli.class.getName()));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    }
+
+    /** Waits until a {@link #start}ed `run` says it is running, or fails with what it printed on stderr. */
+    public static void awaitRunning(Process app, Path err) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (!Files.readString(err, StandardCharsets.UTF_8).contains("cognition streams running")) {
+            if (!app.isAlive() || System.nanoTime() > deadline) {
+                throw new AssertionError("the app did not start; its stderr:\n"
+                        + Files.readString(err, StandardCharsets.UTF_8));
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** A port free now, for a `run`'s broker. */
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 }
