@@ -95,6 +95,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     MemoryOptions memory;
 
+    @Mixin
+    ApprovalOptions approval;
+
     @Option(names = "--model-endpoint", paramLabel = "URL",
             description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
                     + "Default: the replay model, which answers from recorded transcripts.")
@@ -271,8 +274,8 @@ final class RunCommand implements Callable<Integer> {
             return 2;
         }
         // Checked before a broker starts, so a bad flag leaves nothing running.
-        GatekeeperSettings gatekeeper = new GatekeeperSettings(Optional.ofNullable(rootCaller),
-                cognitiveLoadThreshold, recordedResultsRetention);
+        GatekeeperSettings gatekeeper = approval.apply(new GatekeeperSettings(Optional.ofNullable(rootCaller),
+                cognitiveLoadThreshold, recordedResultsRetention), councilProposalTtl);
         RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures,
@@ -364,6 +367,7 @@ final class RunCommand implements Callable<Integer> {
         CognitionRuntime runtime = started;
         err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
                 runtime.topics().avro().describe());
+        err.printf("%s%n", gatekeeper.approvalRule().describe());
         err.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         EmbeddedKafkaBroker ownedBroker = broker;

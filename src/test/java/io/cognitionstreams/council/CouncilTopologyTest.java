@@ -425,7 +425,7 @@ class CouncilTopologyTest {
                         DeadLetter::getProcessor, DeadLetter::getReason)
                 .containsExactly(
                         tuple(ErrorKind.VALIDATION, 0L, "deliberate",
-                                "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix', 'assembly' or 'council'"),
+                                "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix', 'assembly', 'gatekeeper' or 'council'"),
                         tuple(ErrorKind.VALIDATION, 1L, "deliberate",
                                 "record key 'other' is not the council_id 'default': council.messages is keyed by "
                                         + "council_id"),
@@ -523,13 +523,16 @@ class CouncilTopologyTest {
      * Scripted messages run ahead of the driver's wall clock, which only moves where a test says so; the skew
      * check, which compares the two, is off here and tested on its own.
      */
+    /** One app key for every council here: a replay signs its decisions as the first run did. */
+    private static final Ed25519.Key APP_KEY = Ed25519.Key.generated();
+
     private Outputs start(CouncilSettings settings) {
         return startChecked(settings.withMaxClockSkew(Duration.ofDays(1)));
     }
 
     private Outputs startChecked(CouncilSettings settings) {
         StreamsBuilder builder = new StreamsBuilder();
-        CouncilTopology.build(builder, topics, settings, Redactor.defaults(), Ed25519.Key.generated());
+        CouncilTopology.build(builder, topics, settings, Redactor.defaults(), APP_KEY);
         TopologyTestDriver driver = Drivers.driver(builder.build(), stateDir.resolve("d" + drivers.size()),
                 Records.T0);
         drivers.add(driver);

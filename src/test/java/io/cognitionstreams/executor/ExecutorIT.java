@@ -504,7 +504,7 @@ class ExecutorIT {
                     System.getProperty("java.class.path"), CognitionCli.class.getName()));
             command.addAll(List.of(Logins.cli(bootstrap, Principals.APP, "run", "--application-id",
                     "executor-it-" + RUN, "--state-dir", dir.resolve("state").toString(), "--skills-dir",
-                    dir.resolve("skills").toString(), "--tool-timeout", "150s", "--mcp-server",
+                    dir.resolve("skills").toString(), "--tool-timeout", "150s", "--approval", "never", "--mcp-server",
                     "test=" + String.join(" ", TestMcpServer.config("test").command()))));
             // On a secured broker only governance publishes the skills.
             Logins.clientFile(bootstrap, Principals.GOVERNANCE).ifPresent(file -> command.addAll(List.of(
