@@ -162,7 +162,8 @@ final class BenchCommand implements Callable<Integer> {
                     partitions, (short) (broker != null ? 1 : -1), 1, Settings.ModelSettings.replay(),
                     Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
                     GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuned,
-                    app, ExecutorSettings.none(), memory.settings(), List.of());
+                    app, ExecutorSettings.none(), memory.settings(), List.of(),
+                    io.cognitionstreams.roles.RoleEndpoints.none());
             err.printf("bench %s (%s): %s broker at %s, %d partitions, workload %s, commit interval %d ms%n", run,
                     mode, broker != null ? "embedded" : "external", bootstrap, partitions, workload,
                     tuning.commitInterval.toMillis());

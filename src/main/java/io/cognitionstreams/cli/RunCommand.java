@@ -28,6 +28,7 @@ import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.cognitionstreams.gatekeeper.CognitiveLoad;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
+import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.routing.RoutingLimits;
 import io.cognitionstreams.security.Principals;
 import picocli.CommandLine;
@@ -97,6 +98,9 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     ApprovalOptions approval;
+
+    @Mixin
+    CouncilRoleOptions roleOptions;
 
     @Option(names = "--model-endpoint", paramLabel = "URL",
             description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
@@ -277,6 +281,8 @@ final class RunCommand implements Callable<Integer> {
         GatekeeperSettings gatekeeper = approval.apply(new GatekeeperSettings(Optional.ofNullable(rootCaller),
                 cognitiveLoadThreshold, recordedResultsRetention), councilProposalTtl);
         RoutingLimits routingLimits = new RoutingLimits(maxBlocksPerOutput, maxRecordsPerOutput);
+        RoleEndpoints roleWorkers = roleOptions.endpoints(demo);
+        List<String> councilRoles = CouncilRoleOptions.councilRoles(this.councilRoles, roleWorkers);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures,
                 councilMaxMessageAge);
@@ -338,7 +344,7 @@ final class RunCommand implements Callable<Integer> {
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
                 gatekeeper, council, secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
-                tools, memorySettings, tenants(tenants, secure));
+                tools, memorySettings, tenants(tenants, secure), roleWorkers);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
