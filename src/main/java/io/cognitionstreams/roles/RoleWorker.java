@@ -38,6 +38,7 @@ import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.signing.Ed25519;
+import io.cognitionstreams.telemetry.IntervalLog;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.worker.TransactionalLoop;
@@ -90,6 +91,8 @@ public final class RoleWorker implements Runnable, AutoCloseable, TransactionalL
     private final AtomicBoolean up = new AtomicBoolean(true);
     private final AtomicInteger votes = new AtomicInteger();
     private KafkaProducer<byte[], byte[]> heartbeats;
+    /** An outage retries every 2 s while a proposal is open: one log line a minute says how often. */
+    private final IntervalLog outages;
 
     /**
      * @param reachable whether the endpoint can be reached now (a connect to its host): heartbeats only then
@@ -105,6 +108,8 @@ public final class RoleWorker implements Runnable, AutoCloseable, TransactionalL
         this.key = key;
         this.tokens = tokens;
         this.clientConfig = Map.copyOf(clientConfig);
+        this.outages = new IntervalLog(LOG, "council role " + settings.role() + ": proposals it could not vote on "
+                + "yet (its endpoint did not answer)", Duration.ofMinutes(1));
         this.loop = new TransactionalLoop("council role " + settings.role(), clientConfig, groupId, instanceId,
                 topics.councilMessages.name(), 20, Duration.ofMinutes(5), sessionTimeout, this);
         this.beats = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -243,8 +248,7 @@ public final class RoleWorker implements Runnable, AutoCloseable, TransactionalL
                 return Optional.of(new Ballot(io.cognitionstreams.schema.Vote.ABSTAIN, Optional.empty(),
                         "abstained: the model refused the vote prompt: " + failure.getMessage()));
             }
-            LOG.warn("council role {}: no vote on {} yet: {}", settings.role(), proposal.getMsgId(),
-                    failure.getMessage());
+            outages.warn(proposal.getMsgId() + ": " + failure.getMessage());
             out.add(event(proposal.getCouncilId(), outage(proposal, failure.getMessage())));
             return Optional.empty();
         }
