@@ -415,6 +415,28 @@ class CouncilTopologyTest {
     }
 
     @Test
+    void aFloodOfProposalsOrOfVotesForUnknownProposalsIsRefusedPastTheLimitAndTheCouncilDecidesOn() {
+        out = start(CouncilSettings.defaults());
+        out.send(heartbeat("prime", 0));
+        out.send(heartbeat("lite", 0));
+        for (int i = 0; i < CouncilSettings.MAX_OPEN; i++) {
+            out.send(proposal("flood-" + i, "lite", 1).build());
+            out.send(vote("ghost-" + i, "lite", Vote.YES, 1));
+        }
+        out.send(proposal("flood-over", "lite", 2).build());
+        out.send(vote("ghost-over", "lite", Vote.YES, 2));
+
+        assertThat(out.deadLetters()).extracting(DeadLetter::getReason).containsExactly(
+                "council default already has 1000 open proposals, its limit: proposal flood-over from lite is refused "
+                        + "(a flood of proposals cannot grow a council's state)",
+                "council default already holds 1000 votes for proposals it has not seen, its limit: the vote of lite "
+                        + "on unknown proposal ghost-over is refused");
+        out.send(vote("flood-7", "prime", Vote.YES, 3));
+        out.send(vote("flood-7", "lite", Vote.NO, 3));
+        assertThat(out.decisions()).extracting(CouncilDecision::getProposalId).contains("flood-7");
+    }
+
+    @Test
     void anInvalidEnvelopeIsDeadLetteredWithItsReasonAndChangesNothing() {
         out = start(CouncilSettings.defaults());
         out.send(heartbeat("gpt", 500));
