@@ -12,6 +12,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import io.cognitionstreams.assembly.MemoryRetention;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
+import io.cognitionstreams.gatekeeper.ApprovalRule;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.routing.RoutingLimits;
@@ -55,11 +56,16 @@ public record Settings(String bootstrapServers, String applicationId, Path state
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
-    /** The local single-node defaults tests and the demo use. */
+    /**
+     * The local single-node defaults tests use. No tool call waits for the council here (approval never): `run`
+     * defaults to risky ({@code --approval}), and a test of the council's decisions asks for it
+     * ({@link #withGatekeeper}).
+     */
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
-                GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults(), Map.of(),
+                GatekeeperSettings.defaults().withApproval(ApprovalRule.Policy.NEVER,
+                        GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT), CouncilSettings.defaults(), Tuning.defaults(), Map.of(),
                 ExecutorSettings.none(), MemorySettings.defaults(), List.of(), RoleEndpoints.none());
     }
 
@@ -67,6 +73,13 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public Settings withCouncil(CouncilSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning,
+                clientProperties, executor, memory, tenants, roleWorkers);
+    }
+
+    /** The same settings with another gatekeeper (tests of what waits for the council). */
+    public Settings withGatekeeper(GatekeeperSettings other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, other, council, tuning,
                 clientProperties, executor, memory, tenants, roleWorkers);
     }
 

@@ -205,11 +205,11 @@ final class RunCommand implements Callable<Integer> {
                     + "would move the council's clock past every other role's heartbeat (default: ${DEFAULT-VALUE}).")
     Duration councilMaxClockSkew;
 
-    @Option(names = "--council-signatures", defaultValue = "off", paramLabel = "off|required",
+    @Option(names = "--council-signatures", paramLabel = "off|required",
             converter = RunCommand.SignaturesConverter.class,
             description = "required: every council message must be signed by its sender's Ed25519 key (a role's on "
                     + "council.keys, the app's own senders' with --signing-key); unsigned, forged, wrongly keyed, "
-                    + "replayed or stale ones are dead-lettered (default: ${DEFAULT-VALUE}).")
+                    + "replayed or stale ones are dead-lettered (default: required with --secure, else off).")
     CouncilSettings.Signatures councilSignatures;
 
     @Option(names = "--council-max-message-age", defaultValue = "5m",
@@ -284,7 +284,9 @@ final class RunCommand implements Callable<Integer> {
         RoleEndpoints roleWorkers = roleOptions.endpoints(demo);
         List<String> councilRoles = CouncilRoleOptions.councilRoles(this.councilRoles, roleWorkers);
         CouncilSettings council = new CouncilSettings(councilRoles, councilPrime, councilQuorum,
-                councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures,
+                councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew,
+                councilSignatures != null ? councilSignatures
+                        : secure ? CouncilSettings.Signatures.REQUIRED : CouncilSettings.Signatures.OFF,
                 councilMaxMessageAge);
         Settings.MemorySettings memorySettings = memory.settings();
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.

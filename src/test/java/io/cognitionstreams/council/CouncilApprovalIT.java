@@ -29,6 +29,7 @@ import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.demo.WorkspaceServer;
+import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.roles.RoleWorker;
 import io.cognitionstreams.schema.CouncilMessage;
@@ -85,6 +86,7 @@ class CouncilApprovalIT {
             Files.createDirectories(workspace.resolve(scenario + "-dir"));
         }
         Settings settings = Settings.local(bootstrap, "approvals-" + run, dir.resolve("state"))
+                .withGatekeeper(GatekeeperSettings.defaults()) // run's default: --approval risky
                 .withCouncil(new CouncilSettings(List.of(prime, lite, codemind, operator), prime, 3,
                         Duration.ofSeconds(8), Duration.ofSeconds(20), Duration.ofSeconds(1),
                         CouncilSettings.DEFAULT_MAX_CLOCK_SKEW)
