@@ -65,8 +65,8 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
                 GatekeeperSettings.defaults().withApproval(ApprovalRule.Policy.NEVER,
-                        GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT), CouncilSettings.defaults(), Tuning.defaults(), Map.of(),
-                ExecutorSettings.none(), MemorySettings.defaults(), List.of(), RoleEndpoints.none());
+                        GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT), CouncilSettings.defaults(), Tuning.defaults(),
+                Map.of(), ExecutorSettings.none(), MemorySettings.defaults(), List.of(), RoleEndpoints.none());
     }
 
     /** The same settings with another council (tests and tools that drive the council with short timeouts). */

@@ -20,7 +20,8 @@ public record Ballot(Vote vote, Optional<Double> confidence, String reason) {
     static final int MAX_REASON_CHARS = 500;
 
     private static final Pattern VOTE = Pattern.compile("(?im)^\\s*\\**vote\\**\\s*:\\s*\\**\\s*(yes|no|abstain)\\b");
-    private static final Pattern CONFIDENCE = Pattern.compile("(?im)^\\s*\\**confidence\\**\\s*:\\s*([0-9]*\\.?[0-9]+)");
+    private static final Pattern CONFIDENCE =
+            Pattern.compile("(?im)^\\s*\\**confidence\\**\\s*:\\s*([0-9]*\\.?[0-9]+)");
     private static final Pattern REASON = Pattern.compile("(?im)^\\s*\\**reason\\**\\s*:\\s*(.+)$");
 
     public static Ballot parse(String answer) {
