@@ -47,6 +47,7 @@ import io.cognitionstreams.health.DepartedInstances;
 import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.model.AnthropicChatModel;
 import io.cognitionstreams.model.ModelWorker;
+import io.cognitionstreams.roles.RoleWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
 import io.cognitionstreams.model.ResilientModel;
@@ -178,10 +179,14 @@ public final class CognitionRuntime implements AutoCloseable {
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
         }
+        for (RoleWorker role : CouncilRoles.build(settings, topics, client, publisher)) {
+            role.start(); // heartbeats at once: the role is active before the first proposal it votes on
+            workers.add(Worker.of("council-role", role, () -> { }));
+        }
         // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): abort what
         // is ours and safe to, say where the rest is.
         List<String> ownPrefixes = new ArrayList<>(List.of(settings.applicationId() + MODEL_WORKER + "-",
-                settings.applicationId() + EXECUTOR + "-"));
+                settings.applicationId() + EXECUTOR + "-", settings.applicationId() + CouncilRoles.GROUP));
         streams.keySet().forEach(capability -> ownPrefixes.add(
                 StreamsSettings.applicationId(settings.applicationId(), capability) + "-"));
         TransactionWatch watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),

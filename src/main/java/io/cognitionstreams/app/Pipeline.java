@@ -155,7 +155,7 @@ public final class Pipeline {
                 RoutingTopology.build(builder, topics, parts.router(), parts.seal()), topics -> Set.of()));
         capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
                 GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor(),
-                        parts.signer()), topics -> Set.of()));
+                        parts.signer(), parts.seal()), topics -> Set.of()));
         capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
                 CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor(),
                         parts.signer().key()), topics -> Set.of()));

@@ -12,8 +12,10 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import io.cognitionstreams.assembly.MemoryRetention;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
+import io.cognitionstreams.gatekeeper.ApprovalRule;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.prompt.ToolCalling;
+import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.routing.RoutingLimits;
 
 /**
@@ -38,13 +40,15 @@ import io.cognitionstreams.routing.RoutingLimits;
  * @param memory            how much episodic memory each scope keeps, and what embeds it
  * @param tenants           tenants with topics of their own: a requests topic whose requests are bound to the
  *                          tenant, and their sessions' chat channels (docs/security.md, "Tenants"); none by default
+ * @param roleWorkers       the council roles this instance votes for with a model ({@code --council-role})
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
                        RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
                        Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor,
-                       MemorySettings memory, List<String> tenants) {
+                       MemorySettings memory, List<String> tenants,
+                       RoleEndpoints roleWorkers) {
 
     public Settings {
         clientProperties = Map.copyOf(clientProperties);
@@ -53,40 +57,59 @@ public record Settings(String bootstrapServers, String applicationId, Path state
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
-    /** The local single-node defaults tests and the demo use. */
+    /**
+     * The local single-node defaults tests use. No tool call waits for the council here (approval never): `run`
+     * defaults to risky ({@code --approval}), and a test of the council's decisions asks for it
+     * ({@link #withGatekeeper}).
+     */
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
-                GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults(), Map.of(),
-                ExecutorSettings.none(), MemorySettings.defaults(), List.of());
+                GatekeeperSettings.defaults().withApproval(ApprovalRule.Policy.NEVER,
+                        GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT), CouncilSettings.defaults(), Tuning.defaults(),
+                Map.of(), ExecutorSettings.none(), MemorySettings.defaults(), List.of(), RoleEndpoints.none());
     }
 
     /** The same settings with another council (tests and tools that drive the council with short timeouts). */
     public Settings withCouncil(CouncilSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning,
-                clientProperties, executor, memory, tenants);
+                clientProperties, executor, memory, tenants, roleWorkers);
+    }
+
+    /** The same settings with another gatekeeper (tests of what waits for the council). */
+    public Settings withGatekeeper(GatekeeperSettings other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, other, council, tuning,
+                clientProperties, executor, memory, tenants, roleWorkers);
+    }
+
+    /** The same settings with these council role workers. */
+    public Settings withRoleWorkers(RoleEndpoints other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
+                clientProperties, executor, memory, tenants, other);
     }
 
     /** The same settings with another model (tests that answer packets from a model endpoint of their own). */
     public Settings withModel(ModelSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, other, compression, routing, gatekeeper, council, tuning,
-                clientProperties, executor, memory, tenants);
+                clientProperties, executor, memory, tenants, roleWorkers);
     }
 
     /** The same settings with another tool loop (tests that run the executor). */
     public Settings withExecutor(ExecutorSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
-                clientProperties, other, memory, tenants);
+                clientProperties, other, memory, tenants, roleWorkers);
     }
 
     /** The same settings with these tenants' own topics (tests of tenant-bound sessions). */
     public Settings withTenants(List<String> other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
-                clientProperties, executor, memory, other);
+                clientProperties, executor, memory, other, roleWorkers);
     }
 
     /**
@@ -96,7 +119,7 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public Settings withClient(Map<String, Object> properties, Tuning other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, other,
-                properties, executor, memory, tenants);
+                properties, executor, memory, tenants, roleWorkers);
     }
 
     /** What a plain client of the app (admin, publisher, model worker) starts from: the file's, then the cluster. */

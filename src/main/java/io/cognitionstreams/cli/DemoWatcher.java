@@ -25,11 +25,15 @@ import io.cognitionstreams.app.Demo;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -84,6 +88,10 @@ final class DemoWatcher {
                 for (ConsumerRecord<byte[], byte[]> record : records) {
                     quietSince = System.nanoTime();
                     Object value = decode(record);
+                    if (value instanceof CouncilMessage message && message.getType() != CouncilMessageType.PROPOSAL
+                            && message.getType() != CouncilMessageType.VOTE) {
+                        continue; // heartbeats and the council's ticks: not what the demo shows
+                    }
                     out.println(format(record.topic(), value));
                     if (value instanceof RoutedBlock block && block.getSequence() == block.getBlockCount() - 1) {
                         pending.remove(block.getSessionId());
@@ -99,7 +107,7 @@ final class DemoWatcher {
                     if (value instanceof ToolCall call) {
                         undecided.add(call.getCallId());
                     }
-                    if (value instanceof ToolDecision decision) {
+                    if (value instanceof ToolDecision decision && decision.getVerdict() != Verdict.PENDING) {
                         undecided.remove(decision.getCall().getCallId());
                     }
                 }
@@ -141,6 +149,21 @@ final class DemoWatcher {
                     result.getTool(), result.getExecutor(), oneLine(result.getSuccess() ? String.valueOf(
                             result.getText()) : String.valueOf(result.getError())));
         }
+        if (value instanceof CouncilMessage message && message.getType() == CouncilMessageType.VOTE) {
+            return String.format("%s %-14s VOTE %s %s on %s: %s", label, message.getCouncilId(), message.getSender(),
+                    message.getVote(), message.getProposalId(), oneLine(message.getContent()));
+        }
+        if (value instanceof CouncilMessage message) {
+            return String.format("%s %-14s %s %s from %s (risk %s): %s", label, message.getCouncilId(),
+                    message.getType(), message.getMsgId(), message.getSender(), message.getRiskLevel(),
+                    oneLine(message.getContent().lines().filter(line -> line.startsWith("arguments (")).findFirst()
+                            .orElse(message.getContent())));
+        }
+        if (value instanceof CouncilDecision decision) {
+            return String.format("%s %-14s %s %s (%d yes, %d no, %d abstain): %s", label, decision.getCouncilId(),
+                    decision.getOutcome(), decision.getProposalId(), decision.getYes(), decision.getNo(),
+                    decision.getAbstain(), oneLine(decision.getReason()));
+        }
         if (value instanceof DeadLetter letter) {
             return String.format("%s %s-%d@%d %s: %s", label, letter.getSourceTopic(), letter.getSourcePartition(),
                     letter.getSourceOffset(), letter.getErrorKind(), oneLine(letter.getReason()));
@@ -171,6 +194,8 @@ final class DemoWatcher {
         }
         watched.add(Topics.TOOL_CALLS);
         watched.add(Topics.TOOL_DECISIONS);
+        watched.add(Topics.COUNCIL_MESSAGES);
+        watched.add(Topics.COUNCIL_DECISIONS);
         watched.add(Topics.TOOL_RESULTS);
         watched.add(Topics.COGNITION_DLQ);
         List<TopicPartition> partitions = new ArrayList<>();

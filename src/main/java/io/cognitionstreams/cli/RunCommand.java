@@ -30,6 +30,7 @@ import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
+import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.routing.RoutingLimits;
 import io.cognitionstreams.security.Principals;
 import picocli.CommandLine;
@@ -88,6 +89,12 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     TelemetryOptions telemetry;
+
+    @Mixin
+    ApprovalOptions approval;
+
+    @Mixin
+    CouncilRoleOptions roleOptions;
 
     @Mixin
     ConfigOptions config;
@@ -156,9 +163,10 @@ final class RunCommand implements Callable<Integer> {
             return 2;
         }
         // Checked before a broker starts, so a bad flag leaves nothing running.
-        GatekeeperSettings gatekeeper = gatekeeping.settings();
+        GatekeeperSettings gatekeeper = approval.apply(gatekeeping.settings(), councils.councilProposalTtl);
         RoutingLimits routingLimits = routing.limits();
-        CouncilSettings council = councils.settings();
+        RoleEndpoints roleWorkers = roleOptions.endpoints(demoRun.demo);
+        CouncilSettings council = councils.settings(roleWorkers, security.secure);
         Settings.MemorySettings memorySettings = memory.settings();
         Settings.ModelSettings modelSettings = model.settings();
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
@@ -177,8 +185,8 @@ final class RunCommand implements Callable<Integer> {
         Optional<OpenTelemetrySdk> tracing = Optional.empty();
         try {
             tracing = telemetry.startTracing(applicationId, Optional.ofNullable(routing.redactionConfig), err);
-            return run(err, rewindTo, gatekeeper, routingLimits, council, memorySettings, modelSettings, tools,
-                    clientProperties, governanceProperties, states, metrics);
+            return run(err, rewindTo, gatekeeper, routingLimits, council, roleWorkers, memorySettings, modelSettings,
+                    tools, clientProperties, governanceProperties, states, metrics);
         } finally {
             metrics.ifPresent(MetricsServer::close);
             tracing.ifPresent(OpenTelemetrySdk::close);
@@ -186,7 +194,8 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private int run(PrintWriter err, Optional<Instant> rewindTo, GatekeeperSettings gatekeeper,
-                    RoutingLimits routingLimits, CouncilSettings council, Settings.MemorySettings memorySettings,
+                    RoutingLimits routingLimits, CouncilSettings council, RoleEndpoints roleWorkers,
+                    Settings.MemorySettings memorySettings,
                     Settings.ModelSettings modelSettings, ExecutorSettings tools, Map<String, Object> clientProperties,
                     Map<String, Object> governanceProperties, Path states, Optional<MetricsServer> metrics)
             throws Exception {
@@ -232,7 +241,7 @@ final class RunCommand implements Callable<Integer> {
                 states, cluster.registry(), partitions, replication,
                 threads, modelSettings, compression.settings(), routing.settings(routingLimits),
                 gatekeeper, council, security.secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
-                tools, memorySettings, tenants(security.tenants, security.secure));
+                tools, memorySettings, tenants(security.tenants, security.secure), roleWorkers);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
@@ -262,6 +271,7 @@ final class RunCommand implements Callable<Integer> {
         metrics.ifPresent(server -> server.readiness(runtime::notReady));
         err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
                 runtime.topics().avro().describe());
+        err.printf("%s%n", gatekeeper.approvalRule().describe());
         err.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         EmbeddedKafkaBroker ownedBroker = broker;

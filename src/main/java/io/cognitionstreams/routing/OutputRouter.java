@@ -224,6 +224,7 @@ public final class OutputRouter {
                 .setTimeTravel(output.getTimeTravel())
                 .setParentId(original)
                 .setOriginSessionId(output.getOriginSessionId())
+                .setCouncilId(output.getCouncilId())
                 .setBlockCount(blockCount)
                 .setCaller(skill != null ? skill : NO_SKILL_CALLER)
                 .setSkill(skill)

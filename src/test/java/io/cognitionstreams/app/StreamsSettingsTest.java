@@ -59,6 +59,7 @@ class StreamsSettingsTest {
         return new Settings(local.bootstrapServers(), local.applicationId(), local.stateDir(),
                 local.schemaRegistryUrl(), local.partitions(), local.replicationFactor(), local.streamThreads(),
                 local.model(), local.compression(), local.routing(), local.gatekeeper(), local.council(), tuning,
-                local.clientProperties(), local.executor(), local.memory(), local.tenants());
+                local.clientProperties(), local.executor(), local.memory(), local.tenants(),
+                local.roleWorkers());
     }
 }

@@ -95,7 +95,7 @@ class CommandConfigIT {
                 local.tuning(), ClientProperties.load(file, Map.of()), new ExecutorSettings(
                 List.of(TestMcpServer.config("test")), ExecutorSettings.DEFAULT_CALL_TIMEOUT, 1,
                 ExecutorSettings.DEFAULT_MAX_RESULT_BYTES, Optional.empty(), List.of(), 0, Optional.empty()),
-                local.memory(), local.tenants());
+                local.memory(), local.tenants(), local.roleWorkers());
         try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
             runtime.awaitRunning(Duration.ofMinutes(2));
             assertThat(CONFIGURED).as("every capability's Kafka Streams clients")

@@ -35,7 +35,16 @@ class RunCommandIT {
                     .containsPattern("channel\\.web_chat\\s+demo-triage\\s+\\d+/\\d+ RESPONSE")
                     .containsPattern("tool\\.calls\\s+demo-cleanup\\s+shell\\.run")
                     .containsPattern("tool\\.decisions\\s+demo-deploy\\s+DENIED shell\\.run")
-                    .containsPattern("tool\\.decisions\\s+demo-cleanup\\s+APPROVED shell\\.run")
+                    // the council decides the shell call: a proposal, two role votes, the decision, then the run
+                    .containsPattern("tool\\.decisions\\s+demo-cleanup\\s+PENDING shell\\.run: waiting for council "
+                            + "default")
+                    .containsPattern("council\\.messages\\s+default\\s+PROPOSAL call-\\w+ from gatekeeper \\(risk "
+                            + "MED\\): arguments \\(redacted for display\\): du -sh")
+                    .containsPattern("council\\.messages\\s+default\\s+VOTE prime YES on call-")
+                    .containsPattern("council\\.messages\\s+default\\s+VOTE lite YES on call-")
+                    .containsPattern("council\\.decisions\\s+default\\s+APPROVED call-\\w+ \\(2 yes, 0 no")
+                    .containsPattern("tool\\.decisions\\s+demo-cleanup\\s+APPROVED shell\\.run: approved by council "
+                            + "default")
                     .containsPattern("channel\\.shell\\s+demo-cleanup\\s+\\d+/\\d+ EXECUTE\\s+du -sh")
                     .containsPattern("cognition\\.dlq\\s+cognition\\.requests-\\d+@\\d+ DESERIALIZATION")
                     // the tool loop: a real MCP call on the demo's workspace server, then the turn it starts
