@@ -43,9 +43,11 @@ import io.cognitionstreams.executor.shell.ShellRunner;
 import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.health.DepartedInstances;
 import io.cognitionstreams.health.TransactionWatch;
+import io.cognitionstreams.model.AnswerStreams;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
+import io.cognitionstreams.model.StreamedAnswers;
 import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.Skill;
@@ -156,12 +158,14 @@ public final class CognitionRuntime implements AutoCloseable {
                 configureStreamsGroups(admin, settings, streams.keySet());
             }
         }
+        AnswerStreams answers = settings.streamAnswers() ? new StreamedAnswers(client, topics, parts.router())
+                : AnswerStreams.OFF;
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
                 InstanceId.of(settings.stateDir()), topics, modelClient(settings.model()),
                 settings.model().attempts(), settings.model().usesReplay() ? 100 : 1,
-                settings.tuning().sessionTimeout());
+                settings.tuning().sessionTimeout(), answers);
         List<Worker> workers = new ArrayList<>();
-        workers.add(Worker.of("model-worker", worker, () -> { }));
+        workers.add(Worker.of("model-worker", worker, answers));
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
         }

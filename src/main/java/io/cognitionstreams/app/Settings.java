@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.apache.kafka.clients.CommonClientConfigs;
 
 import io.cognitionstreams.assembly.MemoryRetention;
+import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
@@ -37,17 +38,33 @@ import io.cognitionstreams.routing.RoutingLimits;
  * @param memory            how much episodic memory each scope keeps, and what embeds it
  * @param tenants           tenants with topics of their own: a requests topic whose requests are bound to the
  *                          tenant, and their sessions' chat channels (docs/security.md, "Tenants"); none by default
+ * @param streamAnswers     preview each answer's RESPONSE text on the chat channels' stream topics as the model
+ *                          writes it ({@code --model-stream})
+ * @param budgets           what a session may spend before it no longer continues on its own
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
                        RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
                        Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor,
-                       MemorySettings memory, List<String> tenants) {
+                       MemorySettings memory, List<String> tenants, boolean streamAnswers,
+                       SessionBudgets budgets) {
 
     public Settings {
         clientProperties = Map.copyOf(clientProperties);
         tenants = List.copyOf(tenants);
+    }
+
+    /** Without streamed answers or session budgets. */
+    public Settings(String bootstrapServers, String applicationId, Path stateDir,
+                    Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
+                    int streamThreads, ModelSettings model, CompressionSettings compression,
+                    RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
+                    Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor,
+                    MemorySettings memory, List<String> tenants) {
+        this(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions, replicationFactor,
+                streamThreads, model, compression, routing, gatekeeper, council, tuning, clientProperties, executor,
+                memory, tenants, false, SessionBudgets.NONE);
     }
 
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
@@ -64,28 +81,28 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public Settings withCouncil(CouncilSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning,
-                clientProperties, executor, memory, tenants);
+                clientProperties, executor, memory, tenants, streamAnswers, budgets);
     }
 
     /** The same settings with another model (tests that answer packets from a model endpoint of their own). */
     public Settings withModel(ModelSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, other, compression, routing, gatekeeper, council, tuning,
-                clientProperties, executor, memory, tenants);
+                clientProperties, executor, memory, tenants, streamAnswers, budgets);
     }
 
     /** The same settings with another tool loop (tests that run the executor). */
     public Settings withExecutor(ExecutorSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
-                clientProperties, other, memory, tenants);
+                clientProperties, other, memory, tenants, streamAnswers, budgets);
     }
 
     /** The same settings with these tenants' own topics (tests of tenant-bound sessions). */
     public Settings withTenants(List<String> other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
-                clientProperties, executor, memory, other);
+                clientProperties, executor, memory, other, streamAnswers, budgets);
     }
 
     /**
@@ -95,7 +112,21 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public Settings withClient(Map<String, Object> properties, Tuning other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, other,
-                properties, executor, memory, tenants);
+                properties, executor, memory, tenants, streamAnswers, budgets);
+    }
+
+    /** The same settings streaming answers as they are written, or not (--model-stream). */
+    public Settings withStreamAnswers(boolean stream) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
+                clientProperties, executor, memory, tenants, stream, budgets);
+    }
+
+    /** The same settings with these session budgets. */
+    public Settings withBudgets(SessionBudgets other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
+                clientProperties, executor, memory, tenants, streamAnswers, other);
     }
 
     /** What a plain client of the app (admin, publisher, model worker) starts from: the file's, then the cluster. */

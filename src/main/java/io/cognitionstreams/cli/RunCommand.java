@@ -20,6 +20,7 @@ import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.clients.ClientProperties;
@@ -94,6 +95,12 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     MemoryOptions memory;
+
+    @Mixin
+    StreamOptions streaming;
+
+    @Mixin
+    BudgetOptions budgets;
 
     @Option(names = "--model-endpoint", paramLabel = "URL",
             description = "OpenAI-compatible API base URL, e.g. http://localhost:11434/v1. "
@@ -278,6 +285,7 @@ final class RunCommand implements Callable<Integer> {
                 councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures,
                 councilMaxMessageAge);
         Settings.MemorySettings memorySettings = memory.settings();
+        SessionBudgets sessionBudgets = budgets.budgets();
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
         ExecutorSettings tools = executor.settings(demo ? List.of(WorkspaceServer.demoConfig(
                 Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), dataDir, demo);
@@ -335,7 +343,7 @@ final class RunCommand implements Callable<Integer> {
                 new Settings.RoutingSettings(Optional.ofNullable(destinations), Optional.ofNullable(redactionConfig),
                         routingLimits),
                 gatekeeper, council, secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
-                tools, memorySettings, tenants(tenants, secure));
+                tools, memorySettings, tenants(tenants, secure), streaming.stream, sessionBudgets);
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.

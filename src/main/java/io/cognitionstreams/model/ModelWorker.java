@@ -38,6 +38,7 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
     private final int attempts;
     private final String groupId;
     private final TransactionalLoop loop;
+    private final AnswerStreams streams;
     private final AtomicBoolean running = new AtomicBoolean(true);
 
     /**
@@ -47,9 +48,12 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
      * @param maxPollRecords packets per transaction; keep small for slow models so a poll's work stays well inside
      *                       max.poll.interval.ms
      * @param sessionTimeout how long a worker that dies for good keeps its partitions
+     * @param streams        how calls are made: {@link StreamedAnswers} previews each answer as it is written
      */
     public ModelWorker(Map<String, Object> clientConfig, String groupId, String instanceId, Topics topics,
-                       ModelClient model, int attempts, int maxPollRecords, Duration sessionTimeout) {
+                       ModelClient model, int attempts, int maxPollRecords, Duration sessionTimeout,
+                       AnswerStreams streams) {
+        this.streams = streams;
         this.topics = topics;
         this.model = model;
         this.attempts = attempts;
@@ -121,7 +125,8 @@ public final class ModelWorker implements Runnable, AutoCloseable, Transactional
     private ModelClient.Completion completeWithRetries(CognitionPacket packet) throws ModelClient.ModelException {
         for (int attempt = 1; ; attempt++) {
             try {
-                return model.complete(packet.getTargetModel(), PromptRenderer.render(packet));
+                return ModelClient.await(streams.call(model, ModelClient.ModelCall.of(packet.getTargetModel(),
+                        PromptRenderer.render(packet)), packet));
             } catch (ModelClient.ModelException e) {
                 if (!e.retriable() || attempt >= attempts || !running.get()) {
                     throw e;

@@ -26,7 +26,11 @@ public interface ModelClient {
 
     /** Waits for {@link #call}: for callers with a thread to spare (compression tiers, tests). */
     default Completion complete(String model, List<PromptMessage> prompt) throws ModelException {
-        CompletableFuture<Completion> answer = call(ModelCall.of(model, prompt));
+        return await(call(ModelCall.of(model, prompt)));
+    }
+
+    /** Waits for a call's answer; cancels the call when the wait is interrupted. */
+    static Completion await(CompletableFuture<Completion> answer) throws ModelException {
         try {
             return answer.get();
         } catch (InterruptedException e) {

@@ -61,7 +61,8 @@ class ModelWorkerIT {
             return CompletableFuture.completedFuture(
                     new ModelClient.Completion("RESPONSE: answer to " + user, "test-model", 5, 4));
         };
-        ModelWorker worker = new ModelWorker(asApp, app + "-model-worker", "it", topics, model, 3, 10, java.time.Duration.ofSeconds(15));
+        ModelWorker worker = new ModelWorker(asApp, app + "-model-worker", "it", topics, model, 3, 10, java.time.Duration.ofSeconds(15),
+                AnswerStreams.OFF);
         Thread thread = new Thread(worker, "model-worker-it");
         thread.start();
         try {
