@@ -3,6 +3,7 @@ package io.cognitionstreams.model;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,9 +89,7 @@ public final class StreamedAnswers implements AnswerStreams {
     @Override
     public CompletableFuture<ModelClient.Completion> call(ModelClient model, ModelClient.ModelCall call,
                                                           CognitionPacket packet) {
-        Preview preview = new Preview(new ResponsePreview(router, new ResponsePreview.Answer(packet.getSessionId(),
-                packet.getMeta().getPacketId(), packet.getRequestId(),
-                Long.toHexString(ThreadLocalRandom.current().nextLong())), Instant::now));
+        Preview preview = new Preview(packet);
         CompletableFuture<ModelClient.Completion> answer;
         try {
             answer = model.call(new ModelClient.ModelCall(call.model(), call.prompt(), call.tools(), preview::accept));
@@ -119,14 +118,22 @@ public final class StreamedAnswers implements AnswerStreams {
         producer.close(Duration.ofSeconds(5));
     }
 
+    private ResponsePreview preview(CognitionPacket packet) {
+        return new ResponsePreview(router, new ResponsePreview.Answer(packet.getSessionId(),
+                packet.getMeta().getPacketId(), packet.getRequestId(),
+                Long.toHexString(ThreadLocalRandom.current().nextLong())), Instant::now);
+    }
+
     /** One call's preview and when its text last went out. */
     private final class Preview {
+        private final CognitionPacket packet;
         private final ResponsePreview preview;
         private long sentAt = System.nanoTime() - FLUSH_EVERY.toNanos();
         private ScheduledFuture<?> flush;
 
-        Preview(ResponsePreview preview) {
-            this.preview = preview;
+        Preview(CognitionPacket packet) {
+            this.packet = packet;
+            this.preview = preview(packet);
         }
 
         synchronized void accept(String piece) {
@@ -156,8 +163,14 @@ public final class StreamedAnswers implements AnswerStreams {
                     flush.cancel(false);
                     flush = null;
                 }
-                Future<RecordMetadata> last = send(failure == null ? preview.complete(completion.text())
+                List<AnswerDelta> deltas = new ArrayList<>(failure == null ? preview.complete(completion.text())
                         : preview.abandon(ModelClient.ModelException.of(failure).getMessage()));
+                if (preview.diverged()) {
+                    // The client retried within the call and streamed each attempt: readers drop what streamed,
+                    // and the answer follows whole under another call id.
+                    deltas.addAll(preview(packet).complete(completion.text()));
+                }
+                Future<RecordMetadata> last = send(deltas);
                 if (last != null) {
                     last.get(ACK_WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 }

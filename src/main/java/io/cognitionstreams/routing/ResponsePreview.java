@@ -79,6 +79,7 @@ public final class ResponsePreview {
     private long bytes;
     private boolean stopped;
     private boolean ended;
+    private boolean diverged;
 
     public ResponsePreview(OutputRouter router, Answer answer, Supplier<Instant> clock) {
         this.router = router;
@@ -150,6 +151,7 @@ public final class ResponsePreview {
         if (!received) {
             accept(text);
         } else if (!stopped && (length != text.length() || hash != text.hashCode())) {
+            diverged = true;
             stop("the complete answer is not the text that streamed");
         }
         if (!stopped) {
@@ -168,6 +170,14 @@ public final class ResponsePreview {
             stop(reason);
         }
         return drain();
+    }
+
+    /**
+     * Whether the complete answer was not the text that streamed (a client that retried the call within itself
+     * streamed its attempts one after the other): the preview was abandoned, and the answer is for another to send.
+     */
+    public synchronized boolean diverged() {
+        return diverged;
     }
 
     /** Whether the last delta, DONE or ABANDONED, has been drained. */

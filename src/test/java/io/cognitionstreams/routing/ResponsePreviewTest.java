@@ -214,6 +214,7 @@ class ResponsePreviewTest {
 
         assertThat(deltas.get(deltas.size() - 1).getKind()).isEqualTo(DeltaKind.ABANDONED);
         assertThat(deltas.get(deltas.size() - 1).getText()).contains("not the text that streamed");
+        assertThat(preview.diverged()).as("for the caller to preview the answer again").isTrue();
     }
 
     @Test
