@@ -284,21 +284,8 @@ public final class SessionAssembly {
         if (step > autoContinueSteps) {
             String message = "session " + session + " took " + autoContinueSteps + " turns on its own after tool "
                     + "results (--auto-continue-steps) and stopped: its next turn waits for the agent or the council";
-            return new AfterResult(Optional.empty(), Optional.of(CouncilMessage.newBuilder()
-                    .setMsgId(result.getPacketId() + "-auto-continue-limit")
-                    .setParentId(result.getPacketId())
-                    .setCouncilId(CouncilIds.orDefault(state.getCouncilId()))
-                    .setTimestamp(now)
-                    .setSender(CouncilSettings.ASSEMBLY_SENDER)
-                    .setRole("observer")
-                    .setType(CouncilMessageType.ESCALATION)
-                    .setRiskLevel(RiskLevel.HIGH)
-                    .setContent(message + ". Prime's attention needed (a runaway tool loop?).")
-                    .setSessionId(session)
-                    .build()),
-                    Optional.of(PipelineEvents.event(source.eventId(AUTO_CONTINUE_LIMIT),
-                            AUTO_CONTINUE_LIMIT, Severity.WARN, PipelineEvents.Turn.of(result), message,
-                            Map.of("steps", String.valueOf(autoContinueSteps)), now)), Optional.empty());
+            return stopped(state, result, AUTO_CONTINUE_LIMIT, "-auto-continue-limit", message,
+                    Map.of("steps", String.valueOf(autoContinueSteps)), Optional.empty(), now, source);
         }
         return new AfterResult(Optional.of(CognitionRequest.newBuilder()
                 .setRequestId(result.getPacketId() + "-next")
@@ -334,8 +321,19 @@ public final class SessionAssembly {
                 "completion_tokens", String.valueOf(usage.getCompletionTokens()),
                 "model_calls", String.valueOf(usage.getModelCalls()),
                 "model_time_ms", String.valueOf(usage.getModelTimeMs()), "budget", spent);
+        return stopped(state, result, SESSION_BUDGET, "-session-budget", message, figures, Optional.of(stopped), now,
+                source);
+    }
+
+    /**
+     * A session that stops continuing on its own: one escalation to its council, its id after the turn and
+     * {@code idSuffix} (a redelivered result raises the same one), and the event that says why.
+     */
+    private static AfterResult stopped(SessionState state, ToolResult result, String eventType, String idSuffix,
+                                       String message, Map<String, String> attributes, Optional<SessionUsage> usage,
+                                       Instant now, PipelineEvents.Source source) {
         return new AfterResult(Optional.empty(), Optional.of(CouncilMessage.newBuilder()
-                .setMsgId(result.getPacketId() + "-session-budget")
+                .setMsgId(result.getPacketId() + idSuffix)
                 .setParentId(result.getPacketId())
                 .setCouncilId(CouncilIds.orDefault(state.getCouncilId()))
                 .setTimestamp(now)
@@ -343,12 +341,11 @@ public final class SessionAssembly {
                 .setRole("observer")
                 .setType(CouncilMessageType.ESCALATION)
                 .setRiskLevel(RiskLevel.HIGH)
-                .setContent(message + ". Prime's attention needed (a runaway loop?).")
-                .setSessionId(session)
+                .setContent(message + ". Prime's attention needed (a runaway tool loop?).")
+                .setSessionId(result.getSessionId())
                 .build()),
-                Optional.of(PipelineEvents.event(source.eventId(SESSION_BUDGET), SESSION_BUDGET, Severity.WARN,
-                        PipelineEvents.Turn.of(result), message, figures, now)),
-                Optional.of(stopped));
+                Optional.of(PipelineEvents.event(source.eventId(eventType), eventType, Severity.WARN,
+                        PipelineEvents.Turn.of(result), message, attributes, now)), usage);
     }
 
     /**
