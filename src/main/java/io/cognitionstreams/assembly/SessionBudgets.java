@@ -50,9 +50,10 @@ public record SessionBudgets(long tokens, long calls, Duration time) {
 
     /** Usage in one line: what an escalation and `cognition session show` say. */
     public static String figures(SessionUsage usage) {
-        return String.format("%,d tokens (%,d in, %,d out), %,d model calls, %s of model time",
+        return String.format("%,d tokens (%,d in, %,d out), %,d model call%s, %s of model time",
                 usage.getPromptTokens() + usage.getCompletionTokens(), usage.getPromptTokens(),
-                usage.getCompletionTokens(), usage.getModelCalls(), human(Duration.ofMillis(usage.getModelTimeMs())));
+                usage.getCompletionTokens(), usage.getModelCalls(), usage.getModelCalls() == 1 ? "" : "s",
+                human(Duration.ofMillis(usage.getModelTimeMs())));
     }
 
     public static String human(Duration duration) {

@@ -77,8 +77,11 @@ final class SessionCommand implements Callable<Integer> {
             text.append(String.format("session %s (updated %s)%n", session, usage.getUpdated()));
             text.append(String.format("spent: %s%n", SessionBudgets.figures(usage)));
             if (usage.getEstimatedAnswers() > 0) {
-                text.append(String.format("  %d of the answers came without usage from the model: their tokens are "
-                        + "the assembly's own counts%n", usage.getEstimatedAnswers()));
+                text.append(usage.getModelCalls() == 1
+                        ? String.format("  the answer came without usage from the model: its tokens are the "
+                                + "assembly's own counts%n")
+                        : String.format("  %d of the answers came without usage from the model: their tokens are "
+                                + "the assembly's own counts%n", usage.getEstimatedAnswers()));
             }
             long tokens = usage.getPromptTokens() + usage.getCompletionTokens();
             text.append(String.format("budgets: tokens %s, calls %s, model time %s%n",
