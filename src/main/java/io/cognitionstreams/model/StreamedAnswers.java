@@ -9,20 +9,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,7 +93,12 @@ public final class StreamedAnswers implements AnswerStreams {
             preview.end(null, e);
             throw e;
         }
-        CompletableFuture<ModelClient.Completion> ended = answer.whenComplete(preview::end);
+        // The answer is handed on once the end of its preview is acknowledged (or ACK_WAIT has passed), without
+        // holding the thread that completed it: with many calls in flight, that may be the client's own.
+        CompletableFuture<ModelClient.Completion> ended = answer.handle(preview::end)
+                .thenCompose(acknowledged -> acknowledged.completeOnTimeout(null, ACK_WAIT.toMillis(),
+                        TimeUnit.MILLISECONDS))
+                .thenCompose(acknowledged -> answer);
         // Giving up on the answer gives up on the call itself, not only on waiting for its preview.
         ended.whenComplete((completion, failure) -> {
             if (failure instanceof CancellationException) {
@@ -156,53 +157,65 @@ public final class StreamedAnswers implements AnswerStreams {
             send(preview.drain());
         }
 
-        /** The call is over: the rest and the end go out, and are on the broker before the answer is written. */
-        synchronized void end(ModelClient.Completion completion, Throwable failure) {
+        /**
+         * The call is over: the rest and the end go out. Completes once the broker has acknowledged them (or failed
+         * to), so that the answer is written after its preview; never fails.
+         */
+        synchronized CompletableFuture<Void> end(ModelClient.Completion completion, Throwable failure) {
             try {
                 if (flush != null) {
                     flush.cancel(false);
                     flush = null;
                 }
                 List<AnswerDelta> deltas = new ArrayList<>(failure == null ? preview.complete(completion.text())
-                        : preview.abandon(ModelClient.ModelException.of(failure).getMessage()));
+                        : preview.abandon(failure instanceof CancellationException
+                                ? "the call was given up (the worker stopped, or the packet's partition moved): the "
+                                        + "packet is answered again"
+                                : ModelClient.ModelException.of(failure).getMessage()));
                 if (preview.diverged()) {
                     // The client retried within the call and streamed each attempt: readers drop what streamed,
                     // and the answer follows whole under another call id.
                     deltas.addAll(preview(packet).complete(completion.text()));
                 }
-                Future<RecordMetadata> last = send(deltas);
-                if (last != null) {
-                    last.get(ACK_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException | TimeoutException e) {
-                warn("the end of a preview was not acknowledged in " + ACK_WAIT.toMillis() + " ms: " + e);
+                return send(deltas);
             } catch (RuntimeException e) {
                 // A preview must never fail the answer it previews.
                 warn("a preview failed: " + e);
+                return CompletableFuture.completedFuture(null);
             }
         }
 
-        private Future<RecordMetadata> send(List<AnswerDelta> deltas) {
-            Future<RecordMetadata> last = null;
-            for (AnswerDelta delta : deltas) {
+        /** Sends the deltas in order; the future completes when the broker has answered for the last one. */
+        private CompletableFuture<Void> send(List<AnswerDelta> deltas) {
+            CompletableFuture<Void> acknowledged = new CompletableFuture<>();
+            for (int i = 0; i < deltas.size(); i++) {
+                AnswerDelta delta = deltas.get(i);
+                boolean last = i == deltas.size() - 1;
                 Topic<String, AnswerDelta> topic = topics.streamFor(delta.getSessionId(),
                         Channel.ofId(delta.getChannel()).orElseThrow());
                 try {
                     byte[] value = topic.valueSerde().serializer().serialize(topic.name(), delta);
-                    last = producer.send(new ProducerRecord<>(topic.name(),
+                    producer.send(new ProducerRecord<>(topic.name(),
                             delta.getSessionId().getBytes(StandardCharsets.UTF_8), value), (metadata, error) -> {
                                 if (error != null) {
                                     lose("a delta for " + topic.name() + " was not written: " + error);
                                 }
+                                if (last) {
+                                    acknowledged.complete(null);
+                                }
                             });
                 } catch (RuntimeException e) {
                     lose("a delta for " + topic.name() + " was not sent: " + e);
+                    if (last) {
+                        acknowledged.complete(null);
+                    }
                 }
             }
+            if (deltas.isEmpty()) {
+                acknowledged.complete(null);
+            }
             sentAt = System.nanoTime();
-            return last;
+            return acknowledged;
         }
     }
 

@@ -74,13 +74,13 @@ class RunCommandIT {
                     .contains("budgets: tokens ").contains(" of 100, calls none")
                     .contains("auto-continue: stopped, the session has spent its token budget of 100");
             Cli escalations = Cli.run("tail", "--topic", Topics.COUNCIL_MESSAGES, "--bootstrap-servers", bootstrap,
-                    "--timeout", "3s");
+                    "--timeout", "2s");
             assertThat(escalations.out().lines().filter(line -> line.contains("-session-budget"))
                     .filter(line -> line.contains("\"session_id\":\"demo-inspect\"")))
                     .as("escalated once").hasSize(1);
             // The triage answer streamed to the web chat's stream topic, its e-mail address redacted on the way.
             Cli follow = Cli.run("tail", "--topic", Topics.streamTopic(Channel.WEB_CHAT), "--follow", "--session",
-                    "demo-triage", "--bootstrap-servers", bootstrap, "--timeout", "3s");
+                    "demo-triage", "--bootstrap-servers", bootstrap, "--timeout", "2s");
             assertThat(follow.out()).containsPattern("demo-triage  \\S+#\\d+  I could reproduce the crash")
                     .contains("[REDACTED:EMAIL]").doesNotContain("@");
         }
