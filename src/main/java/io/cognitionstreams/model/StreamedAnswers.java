@@ -85,6 +85,10 @@ public final class StreamedAnswers implements AnswerStreams {
     @Override
     public CompletableFuture<ModelClient.Completion> call(ModelClient model, ModelClient.ModelCall call,
                                                           CognitionPacket packet) {
+        if (packet.getMeta().getTimeTravel() != null) {
+            // A replayed or forked turn: nobody is waiting for it, and its blocks say what they are (time_travel).
+            return model.call(call);
+        }
         Preview preview = new Preview(packet);
         CompletableFuture<ModelClient.Completion> answer;
         try {
