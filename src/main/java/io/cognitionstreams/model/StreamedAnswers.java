@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -112,11 +113,6 @@ public final class StreamedAnswers implements AnswerStreams {
         return ended;
     }
 
-    /** Deltas the producer could not write since the start: gaps readers see in a sequence. */
-    public long lost() {
-        return lost.get();
-    }
-
     @Override
     public void close() {
         timer.shutdownNow();
@@ -151,8 +147,12 @@ public final class StreamedAnswers implements AnswerStreams {
             if (ending || pending >= FLUSH_CHARS || System.nanoTime() - sentAt >= FLUSH_EVERY.toNanos()) {
                 send(preview.drain());
             } else if (flush == null) {
-                flush = timer.schedule(this::flush, FLUSH_EVERY.toNanos() - (System.nanoTime() - sentAt),
-                        TimeUnit.NANOSECONDS);
+                try {
+                    flush = timer.schedule(this::flush, FLUSH_EVERY.toNanos() - (System.nanoTime() - sentAt),
+                            TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException closing) {
+                    send(preview.drain());
+                }
             }
         }
 
