@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "council", mixinStandardHelpOptions = true,
+@Command(name = "council",
         subcommands = {CouncilCommand.Keygen.class, CouncilCommand.Sign.class},
         description = {"Prints a council's state: its roles with last heartbeat and status, its open proposals with "
                 + "their tallies, and votes waiting for their proposal.",
@@ -64,7 +64,7 @@ final class CouncilCommand implements Callable<Integer> {
         return 0;
     }
 
-    @Command(name = "keygen", mixinStandardHelpOptions = true,
+    @Command(name = "keygen",
             description = {"Makes a council role's Ed25519 key pair: the private key in --key (readable by its owner "
                     + "only, never overwritten), its public half beside it (.pub).",
                     "With --publish, registers the public key as the role's on " + Topics.COUNCIL_KEYS + ", which "
@@ -105,7 +105,7 @@ final class CouncilCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "sign", mixinStandardHelpOptions = true,
+    @Command(name = "sign",
             description = {"Signs council messages: reads one JSON message a line (as `produce --topic "
                     + Topics.COUNCIL_MESSAGES + "` takes them) and writes each signed, for example "
                     + "`cognition council sign --key lite.pem < votes.jsonl | cognition produce --topic "

@@ -37,7 +37,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "run", mixinStandardHelpOptions = true,
+@Command(name = "run",
         description = {"Runs every topology and the model worker until Ctrl-C.",
                 "Without --bootstrap-servers an embedded Kafka broker is started first, with its data in --data-dir."})
 final class RunCommand implements Callable<Integer> {

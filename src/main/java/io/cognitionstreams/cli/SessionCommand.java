@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "session", mixinStandardHelpOptions = true,
+@Command(name = "session",
         description = "Works on a session's history.",
         subcommands = {SessionCommand.Import.class})
 final class SessionCommand implements Callable<Integer> {
@@ -39,7 +39,7 @@ final class SessionCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "say what to do: import");
     }
 
-    @Command(name = "import", mixinStandardHelpOptions = true,
+    @Command(name = "import",
             description = {"Seeds a session with a conversation in OpenAI's chat format, JSON Lines: one message a "
                     + "line, roles system (or developer), user, assistant (with tool_calls, parallel ones too) and "
                     + "tool (with the tool_call_id it answers).",
