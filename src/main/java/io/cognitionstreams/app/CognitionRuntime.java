@@ -31,6 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.assembly.Personas;
+import io.cognitionstreams.clients.GroupTimeouts;
 import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.executor.ExecutorSettings;
@@ -313,6 +314,14 @@ public final class CognitionRuntime implements AutoCloseable {
         return topics;
     }
 
+    /**
+     * How long a clean stop waits for the app's transactions before an embedded broker stops: past the transaction
+     * timeout of its producers, after which the coordinator aborts one a closed producer left open.
+     */
+    public Duration transactionsDrain() {
+        return GroupTimeouts.transaction(settings.tuning().sessionTimeout()).plusSeconds(5);
+    }
+
     /** Each capability's Kafka Streams state. */
     public Map<String, KafkaStreams.State> states() {
         Map<String, KafkaStreams.State> states = new LinkedHashMap<>();
@@ -356,6 +365,17 @@ public final class CognitionRuntime implements AutoCloseable {
 
     @Override
     public void close() {
+        close(Duration.ZERO);
+    }
+
+    /**
+     * Stops the workers, then every capability, then waits at most {@code transactionsDrain} until no transaction
+     * of the app is open or being completed at its coordinator: before an embedded broker stops, so that it stops
+     * with no marker on its way (docs/operations.md, "Stopping").
+     */
+    public void close(Duration transactionsDrain) {
+        long stopping = System.nanoTime();
+        LOG.info("stopping: the workers, then every capability");
         for (Worker running : workers) {
             try {
                 running.loop().close();
@@ -372,6 +392,15 @@ public final class CognitionRuntime implements AutoCloseable {
         // to the others at once.
         streams.values().forEach(app -> app.close(leaving(Duration.ZERO)));
         streams.values().forEach(app -> app.close(leaving(Duration.ofSeconds(30))));
-        transactionWatch.close();
+        try {
+            if (!transactionsDrain.isZero() && !transactionsDrain.isNegative()) {
+                transactionWatch.awaitNoneInFlight(transactionsDrain);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            transactionWatch.close();
+        }
+        LOG.info("stopped ({} ms)", (System.nanoTime() - stopping) / 1_000_000);
     }
 }

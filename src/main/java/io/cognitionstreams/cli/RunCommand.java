@@ -368,7 +368,9 @@ final class RunCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         EmbeddedKafkaBroker ownedBroker = broker;
         Thread hook = new Thread(() -> {
-            runtime.close();
+            // The app's clients first, then, once none of its transactions is in flight, the broker: a broker
+            // stopping under a transaction being completed can lose its markers (docs/operations.md, "Stopping").
+            runtime.close(ownedBroker != null ? runtime.transactionsDrain() : Duration.ZERO);
             if (ownedBroker != null) {
                 ownedBroker.close();
             }

@@ -60,6 +60,10 @@ public final class TransactionWatch implements AutoCloseable {
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
     /** The fencing loop looks every half second: a look that takes longer is given up and made again. */
     private static final Duration FENCE_TIMEOUT = Duration.ofSeconds(10);
+    /** States in which a transaction is open or its markers are still being written. */
+    private static final Set<TransactionState> IN_FLIGHT = Set.of(TransactionState.ONGOING,
+            TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT, TransactionState.PREPARE_EPOCH_FENCE);
+    private static final Duration DRAIN_LOOK = Duration.ofMillis(100);
     /** States in which a coordinator writes no more markers for the producer's last transaction. */
     private static final Set<TransactionState> SETTLED = Set.of(TransactionState.EMPTY,
             TransactionState.COMPLETE_COMMIT, TransactionState.COMPLETE_ABORT);
@@ -265,6 +269,51 @@ public final class TransactionWatch implements AutoCloseable {
     public static AbortTransactionSpec abortSpec(OpenTransaction transaction) {
         return new AbortTransactionSpec(new TopicPartition(transaction.topic(), transaction.partition()),
                 transaction.producerId(), (short) transaction.producerEpoch(), transaction.coordinatorEpoch());
+    }
+
+    /**
+     * Waits until no transaction of the app's own producers is open or being completed at its coordinator
+     * (ListTransactions), at most {@code limit}: what a clean stop does once the app's clients are closed and before
+     * the embedded broker stops, so that no marker is still on its way when the broker goes (docs/operations.md,
+     * "Stopping"). A transaction a closed producer left open ends at its timeout, when the coordinator aborts it.
+     *
+     * @return whether none was left in time; those left are logged at WARN
+     */
+    public boolean awaitNoneInFlight(Duration limit) throws InterruptedException {
+        long started = System.nanoTime();
+        long deadline = started + limit.toNanos();
+        boolean said = false;
+        while (true) {
+            List<TransactionListing> open;
+            try {
+                open = admin.listTransactions(new ListTransactionsOptions().filterStates(IN_FLIGHT)).all()
+                        .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).stream()
+                        .filter(listing -> ours.test(listing.transactionalId()))
+                        .toList();
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("could not list the app's transactions, so cannot tell whether any is still open: {}",
+                        e.toString());
+                return false;
+            }
+            long waited = (System.nanoTime() - started) / 1_000_000;
+            if (open.isEmpty()) {
+                LOG.info("no transaction of the app is open or being completed ({} ms)", waited);
+                return true;
+            }
+            String which = String.join(", ", open.stream()
+                    .map(listing -> listing.transactionalId() + " " + listing.state()).toList());
+            if (System.nanoTime() > deadline) {
+                LOG.warn("{} transactions of the app still open or being completed after {} ms: {}", open.size(),
+                        waited, which);
+                return false;
+            }
+            if (!said) {
+                LOG.info("waiting up to {} ms for {} transactions of the app to complete: {}", limit.toMillis(),
+                        open.size(), which);
+                said = true;
+            }
+            Thread.sleep(DRAIN_LOOK.toMillis());
+        }
     }
 
     /** The hanging transactions the last check found. */
