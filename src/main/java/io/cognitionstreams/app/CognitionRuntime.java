@@ -69,6 +69,7 @@ public final class CognitionRuntime implements AutoCloseable {
     private static final String EXECUTOR = "-executor";
     /** How often an instance looks for another gone from the groups: a fraction of a takeover's few seconds. */
     private static final Duration FENCE_LOOK = Duration.ofMillis(500);
+    private static final Duration WATCH_LOOK = Duration.ofSeconds(10);
 
     private final Settings settings;
     private final Topics topics;
@@ -93,10 +94,13 @@ public final class CognitionRuntime implements AutoCloseable {
         this.transactionWatch = transactionWatch;
     }
 
-    /** Once a minute, or twice within a shorter limit, so a hanging transaction is found soon after it is one. */
+    /**
+     * Every 10 s, or twice within a shorter limit: a transaction whose coordinator lost its markers stalls the
+     * partitions it is open on, a restart included, until the watch settles it as its coordinator recorded it.
+     */
     private static Duration watchInterval(Duration hangingAfter) {
         Duration half = hangingAfter.dividedBy(2);
-        return half.compareTo(Duration.ofMinutes(1)) < 0 ? half : Duration.ofMinutes(1);
+        return half.compareTo(WATCH_LOOK) < 0 ? half : WATCH_LOOK;
     }
 
     public static CognitionRuntime start(Settings settings) {

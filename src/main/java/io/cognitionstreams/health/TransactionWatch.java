@@ -1,11 +1,13 @@
 package io.cognitionstreams.health;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,12 +23,15 @@ import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DescribeProducersResult;
+import org.apache.kafka.clients.admin.DescribeTransactionsResult;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.metrics.Gauge;
@@ -64,11 +69,14 @@ public final class TransactionWatch implements AutoCloseable {
     private static final Set<TransactionState> IN_FLIGHT = Set.of(TransactionState.ONGOING,
             TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT, TransactionState.PREPARE_EPOCH_FENCE);
     private static final Duration DRAIN_LOOK = Duration.ofMillis(100);
+    /** An open transaction written to this recently is not looked up in its coordinator's log yet. */
+    private static final Duration SETTLE_GRACE = Duration.ofSeconds(5);
     /** States in which a coordinator writes no more markers for the producer's last transaction. */
     private static final Set<TransactionState> SETTLED = Set.of(TransactionState.EMPTY,
             TransactionState.COMPLETE_COMMIT, TransactionState.COMPLETE_ABORT);
 
     private final Admin admin;
+    private final Map<String, Object> client;
     private final String bootstrapServers;
     private final List<String> topics;
     private final Duration maxTransactionTimeout;
@@ -76,11 +84,15 @@ public final class TransactionWatch implements AutoCloseable {
     private final boolean abort;
     private final AtomicInteger aborted = new AtomicInteger();
     private final AtomicInteger fencedInstances = new AtomicInteger();
+    private final AtomicInteger settled = new AtomicInteger();
     private final Metrics metrics;
     private final ScheduledExecutorService scheduler;
     private final Set<OpenTransaction> reported = new HashSet<>();
     private volatile List<OpenTransaction> hanging = List.of();
     private String lastFenceFailure;
+    private String lastLogFailure;
+    /** The watched partitions' leaders at the last look; null for a partition without one. */
+    private Map<TopicPartition, Node> leaders = Map.of();
 
     /**
      * @param maxTransactionTimeout the broker's transaction.max.timeout.ms (15 min by default): a transaction silent
@@ -92,6 +104,7 @@ public final class TransactionWatch implements AutoCloseable {
                             Collection<String> topics, Duration maxTransactionTimeout, Predicate<String> ours,
                             boolean abort) {
         this.admin = Admin.create(client);
+        this.client = Map.copyOf(client);
         this.bootstrapServers = bootstrapServers;
         this.topics = new ArrayList<>(topics);
         this.topics.add(OFFSETS_TOPIC);
@@ -108,6 +121,10 @@ public final class TransactionWatch implements AutoCloseable {
                         "Hanging transactions of its own producers the app aborted since it started",
                         Map.of("application-id", applicationId)),
                 (Gauge<Integer>) (config, now) -> aborted.get());
+        metrics.addMetric(metrics.metricName("settled-transactions", "transactions",
+                        "Hanging transactions of its own producers the app settled as their coordinator recorded "
+                                + "them since it started", Map.of("application-id", applicationId)),
+                (Gauge<Integer>) (config, now) -> settled.get());
         metrics.addMetric(metrics.metricName("fenced-instances", "transactions",
                         "Departed instances of the app whose transactional ids this one fenced since it started",
                         Map.of("application-id", applicationId)),
@@ -207,8 +224,11 @@ public final class TransactionWatch implements AutoCloseable {
     public synchronized List<OpenTransaction> check() throws InterruptedException, ExecutionException,
             TimeoutException {
         List<HangingTransactions.Sighting> sightings = new ArrayList<>();
-        List<OpenTransaction> found = HangingTransactions.hanging(openTransactions(sightings), Instant.now(),
-                maxTransactionTimeout);
+        List<OpenTransaction> open = openTransactions(sightings);
+        List<OpenTransaction> settledNow = abort ? settleAsRecorded(open) : List.of();
+        open.removeAll(settledNow);
+        List<OpenTransaction> found = new ArrayList<>(HangingTransactions.hanging(open, Instant.now(),
+                maxTransactionTimeout));
         List<OpenTransaction> left = new ArrayList<>(found);
         if (!found.isEmpty()) {
             for (HangingTransactions.Verdict verdict : HangingTransactions.judge(found, sightings,
@@ -223,7 +243,119 @@ public final class TransactionWatch implements AutoCloseable {
         }
         reported.retainAll(left);
         hanging = left;
+        found.addAll(settledNow);
         return found;
+    }
+
+    /**
+     * Settles, as its coordinator decided it, each open transaction of the app's own producers that its
+     * coordinator has finished with, although its markers never reached this partition (KAFKA-20734): the
+     * coordinator's log ({@link CoordinatorLog}) says whether it committed or aborted it ({@link
+     * TransactionOutcomes}), and the marker it lost is written ({@link TransactionMarkers}). No timeout needs to
+     * pass: a coordinator done with a transaction sends none of its markers any more. One it is not done with, or
+     * whose log does not tell, is left to the judgment below.
+     *
+     * @return the transactions settled
+     */
+    private List<OpenTransaction> settleAsRecorded(List<OpenTransaction> open) throws InterruptedException,
+            ExecutionException, TimeoutException {
+        Instant now = Instant.now();
+        List<OpenTransaction> quiet = open.stream()
+                .filter(transaction -> Duration.between(transaction.lastWrite(), now).compareTo(SETTLE_GRACE) > 0)
+                .toList();
+        if (quiet.isEmpty()) {
+            return List.of();
+        }
+        Map<Long, HangingTransactions.Coordinator> coordinators = coordinators(quiet);
+        List<String> ids = coordinators.values().stream().map(HangingTransactions.Coordinator::transactionalId)
+                .filter(ours).distinct().toList();
+        Map<String, TransactionDescription> described = new HashMap<>();
+        DescribeTransactionsResult descriptions = admin.describeTransactions(ids);
+        for (String id : ids) {
+            try {
+                described.put(id, descriptions.description(id).get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+            } catch (ExecutionException e) {
+                // Gone from its coordinator since it was listed: nothing to tell from.
+            }
+        }
+        List<OpenTransaction> done = quiet.stream().filter(transaction -> {
+            HangingTransactions.Coordinator coordinator = coordinators.get(transaction.producerId());
+            TransactionDescription current = coordinator == null ? null
+                    : described.get(coordinator.transactionalId());
+            return current != null && current.producerId() == transaction.producerId()
+                    && pastIt(transaction.producerEpoch(), current.producerEpoch(), current.state());
+        }).toList();
+        if (done.isEmpty()) {
+            return List.of();
+        }
+        Instant since = done.stream().map(OpenTransaction::lastWrite).min(Instant::compareTo).orElseThrow()
+                .minus(maxTransactionTimeout).minus(SETTLE_GRACE);
+        List<TransactionOutcomes.Logged> log;
+        try {
+            log = CoordinatorLog.read(client, admin, done.stream()
+                    .map(transaction -> coordinators.get(transaction.producerId()).transactionalId())
+                    .distinct().toList(), since, CALL_TIMEOUT);
+        } catch (ExecutionException | RuntimeException e) {
+            String cause = e.toString();
+            if (!cause.equals(lastLogFailure)) {
+                LOG.warn("cannot read {} to tell how the transactions {} were decided, so they are judged as any "
+                        + "other: {}", CoordinatorLog.TOPIC, done, cause);
+            }
+            lastLogFailure = cause;
+            return List.of();
+        }
+        Map<OpenTransaction, TransactionOutcomes.Outcome> outcomes = new LinkedHashMap<>();
+        for (OpenTransaction transaction : done) {
+            TransactionOutcomes.recorded(transaction, coordinators.get(transaction.producerId()).transactionalId(),
+                    log).ifPresent(outcome -> outcomes.put(transaction, outcome));
+        }
+        if (outcomes.isEmpty()) {
+            return List.of();
+        }
+        // Looked at again after the log was read: markers that arrived meanwhile leave nothing to do.
+        Set<OpenTransaction> stillOpen = new HashSet<>(openTransactions(outcomes.keySet().stream()
+                .map(transaction -> new TopicPartition(transaction.topic(), transaction.partition()))
+                .distinct().toList(), new ArrayList<>()));
+        List<OpenTransaction> settledNow = new ArrayList<>();
+        try (TransactionMarkers markers = new TransactionMarkers(client, CALL_TIMEOUT)) {
+            for (var entry : outcomes.entrySet()) {
+                OpenTransaction transaction = entry.getKey();
+                TransactionOutcomes.Outcome outcome = entry.getValue();
+                TopicPartition partition = new TopicPartition(transaction.topic(), transaction.partition());
+                if (!stillOpen.contains(transaction) || leaders.get(partition) == null) {
+                    continue;
+                }
+                try {
+                    markers.write(transaction, outcome, leaders.get(partition));
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("could not settle the hanging transaction {} as its coordinator recorded it ({}), "
+                            + "will try again: {}", transaction, outcome.commit() ? "committed" : "aborted",
+                            e.toString());
+                    continue;
+                }
+                settled.incrementAndGet();
+                settledNow.add(transaction);
+                LOG.warn("settled the hanging transaction of producer {} epoch {} ({}) on {}-{} as its "
+                        + "coordinator recorded it: {}. Wrote the {} marker its coordinator had lost (the broker "
+                        + "took the partition for deleted while it had no leader, KAFKA-20734); {} says so: {}",
+                        transaction.producerId(), transaction.producerEpoch(),
+                        coordinators.get(transaction.producerId()).transactionalId(), transaction.topic(),
+                        transaction.partition(), outcome.commit() ? "committed" : "aborted",
+                        outcome.commit() ? "COMMIT" : "ABORT", CoordinatorLog.TOPIC, outcome.evidence());
+            }
+        }
+        return settledNow;
+    }
+
+    /**
+     * Whether a coordinator now at {@code epoch} in {@code state} is done with the producer's transaction of
+     * {@code openEpoch}: it went past it (transactions version 2 bumps the epoch at every end) and is not writing
+     * its markers, which it does in a prepare state at most two epochs on (one more when it aborted on a timeout).
+     */
+    private static boolean pastIt(int openEpoch, int epoch, TransactionState state) {
+        boolean completing = state == TransactionState.PREPARE_COMMIT || state == TransactionState.PREPARE_ABORT
+                || state == TransactionState.PREPARE_EPOCH_FENCE;
+        return epoch > openEpoch && !(completing && epoch <= openEpoch + 2);
     }
 
     private void abort(HangingTransactions.Verdict verdict) throws InterruptedException, ExecutionException,
@@ -331,9 +463,10 @@ public final class TransactionWatch implements AutoCloseable {
         }
     }
 
+    /** The open transactions on every partition watched; the partitions' leaders are kept in {@link #leaders}. */
     private List<OpenTransaction> openTransactions(List<HangingTransactions.Sighting> sightings)
             throws InterruptedException, ExecutionException, TimeoutException {
-        List<TopicPartition> partitions = new ArrayList<>();
+        Map<TopicPartition, Node> found = new HashMap<>();
         for (var described : admin.describeTopics(topics).topicNameValues().entrySet()) {
             TopicDescription topic;
             try {
@@ -342,9 +475,16 @@ public final class TransactionWatch implements AutoCloseable {
                 // Not created yet (the offsets topic appears with the first consumer group).
                 continue;
             }
-            topic.partitions().forEach(partition -> partitions.add(new TopicPartition(topic.name(),
-                    partition.partition())));
+            topic.partitions().forEach(partition -> found.put(new TopicPartition(topic.name(),
+                    partition.partition()), partition.leader()));
         }
+        leaders = found;
+        return openTransactions(new ArrayList<>(found.keySet()), sightings);
+    }
+
+    private List<OpenTransaction> openTransactions(List<TopicPartition> partitions,
+                                                   List<HangingTransactions.Sighting> sightings)
+            throws InterruptedException, ExecutionException, TimeoutException {
         DescribeProducersResult result = admin.describeProducers(partitions);
         List<OpenTransaction> open = new ArrayList<>();
         for (TopicPartition partition : partitions) {
