@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -88,6 +89,8 @@ public final class TransactionWatch implements AutoCloseable {
     private final Metrics metrics;
     private final ScheduledExecutorService scheduler;
     private final Set<OpenTransaction> reported = new HashSet<>();
+    /** Abandoned transactions whose outcome the coordinator's log did not tell, said once each. */
+    private final Set<OpenTransaction> untold = new HashSet<>();
     private volatile List<OpenTransaction> hanging = List.of();
     private String lastFenceFailure;
     private String lastLogFailure;
@@ -229,6 +232,7 @@ public final class TransactionWatch implements AutoCloseable {
         open.removeAll(settledNow);
         List<OpenTransaction> found = new ArrayList<>(HangingTransactions.hanging(open, Instant.now(),
                 maxTransactionTimeout));
+        found.removeAll(inProgress(found));
         List<OpenTransaction> left = new ArrayList<>(found);
         if (!found.isEmpty()) {
             for (HangingTransactions.Verdict verdict : HangingTransactions.judge(found, sightings,
@@ -259,32 +263,8 @@ public final class TransactionWatch implements AutoCloseable {
      */
     private List<OpenTransaction> settleAsRecorded(List<OpenTransaction> open) throws InterruptedException,
             ExecutionException, TimeoutException {
-        Instant now = Instant.now();
-        List<OpenTransaction> quiet = open.stream()
-                .filter(transaction -> Duration.between(transaction.lastWrite(), now).compareTo(SETTLE_GRACE) > 0)
-                .toList();
-        if (quiet.isEmpty()) {
-            return List.of();
-        }
-        Map<Long, HangingTransactions.Coordinator> coordinators = coordinators(quiet);
-        List<String> ids = coordinators.values().stream().map(HangingTransactions.Coordinator::transactionalId)
-                .filter(ours).distinct().toList();
-        Map<String, TransactionDescription> described = new HashMap<>();
-        DescribeTransactionsResult descriptions = admin.describeTransactions(ids);
-        for (String id : ids) {
-            try {
-                described.put(id, descriptions.description(id).get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
-            } catch (ExecutionException e) {
-                // Gone from its coordinator since it was listed: nothing to tell from.
-            }
-        }
-        List<OpenTransaction> done = quiet.stream().filter(transaction -> {
-            HangingTransactions.Coordinator coordinator = coordinators.get(transaction.producerId());
-            TransactionDescription current = coordinator == null ? null
-                    : described.get(coordinator.transactionalId());
-            return current != null && current.producerId() == transaction.producerId()
-                    && pastIt(transaction.producerEpoch(), current.producerEpoch(), current.state());
-        }).toList();
+        Map<OpenTransaction, String> abandoned = abandoned(open, ours);
+        List<OpenTransaction> done = List.copyOf(abandoned.keySet());
         if (done.isEmpty()) {
             return List.of();
         }
@@ -292,9 +272,8 @@ public final class TransactionWatch implements AutoCloseable {
                 .minus(maxTransactionTimeout).minus(SETTLE_GRACE);
         List<TransactionOutcomes.Logged> log;
         try {
-            log = CoordinatorLog.read(client, admin, done.stream()
-                    .map(transaction -> coordinators.get(transaction.producerId()).transactionalId())
-                    .distinct().toList(), since, CALL_TIMEOUT);
+            log = CoordinatorLog.read(client, admin, abandoned.values().stream().distinct().toList(), since,
+                    CALL_TIMEOUT);
         } catch (ExecutionException | RuntimeException e) {
             String cause = e.toString();
             if (!cause.equals(lastLogFailure)) {
@@ -306,9 +285,19 @@ public final class TransactionWatch implements AutoCloseable {
         }
         Map<OpenTransaction, TransactionOutcomes.Outcome> outcomes = new LinkedHashMap<>();
         for (OpenTransaction transaction : done) {
-            TransactionOutcomes.recorded(transaction, coordinators.get(transaction.producerId()).transactionalId(),
-                    log).ifPresent(outcome -> outcomes.put(transaction, outcome));
+            Optional<TransactionOutcomes.Outcome> outcome = TransactionOutcomes.recorded(transaction,
+                    abandoned.get(transaction), log);
+            if (outcome.isPresent()) {
+                outcomes.put(transaction, outcome.get());
+            } else if (untold.add(transaction)) {
+                LOG.info("the transaction {} of {} is open though its coordinator is done with it, and {} does not "
+                        + "tell how it ended ({} records of it read since {}): it is judged as any other",
+                        transaction, abandoned.get(transaction), CoordinatorLog.TOPIC, log.stream()
+                                .filter(entry -> entry.transactionalId().equals(abandoned.get(transaction)))
+                                .count(), since);
+            }
         }
+        untold.retainAll(done);
         if (outcomes.isEmpty()) {
             return List.of();
         }
@@ -323,6 +312,8 @@ public final class TransactionWatch implements AutoCloseable {
                 TransactionOutcomes.Outcome outcome = entry.getValue();
                 TopicPartition partition = new TopicPartition(transaction.topic(), transaction.partition());
                 if (!stillOpen.contains(transaction) || leaders.get(partition) == null) {
+                    LOG.info("not settling {} now: {}", transaction, stillOpen.contains(transaction)
+                            ? "its partition has no leader" : "it is not open any more as it was");
                     continue;
                 }
                 try {
@@ -338,13 +329,106 @@ public final class TransactionWatch implements AutoCloseable {
                 LOG.warn("settled the hanging transaction of producer {} epoch {} ({}) on {}-{} as its "
                         + "coordinator recorded it: {}. Wrote the {} marker its coordinator had lost (the broker "
                         + "took the partition for deleted while it had no leader, KAFKA-20734); {} says so: {}",
-                        transaction.producerId(), transaction.producerEpoch(),
-                        coordinators.get(transaction.producerId()).transactionalId(), transaction.topic(),
-                        transaction.partition(), outcome.commit() ? "committed" : "aborted",
+                        transaction.producerId(), transaction.producerEpoch(), abandoned.get(transaction),
+                        transaction.topic(), transaction.partition(), outcome.commit() ? "committed" : "aborted",
                         outcome.commit() ? "COMMIT" : "ABORT", CoordinatorLog.TOPIC, outcome.evidence());
             }
         }
         return settledNow;
+    }
+
+    /**
+     * The transactions open on the watched partitions now that their coordinator has finished with (under
+     * transactions version 2): none of their markers will come any more, so they stay open until someone writes
+     * them. For the long runs, which count them; the app settles its own (every look).
+     */
+    public synchronized List<OpenTransaction> abandoned() throws InterruptedException, ExecutionException,
+            TimeoutException {
+        return List.copyOf(abandoned(openTransactions(new ArrayList<>()), id -> true).keySet());
+    }
+
+    /**
+     * Of {@code open}, those silent for a moment whose producer's transactional id is {@code which} and whose
+     * coordinator went past them, each with that id.
+     */
+    private Map<OpenTransaction, String> abandoned(List<OpenTransaction> open, Predicate<String> which)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Instant now = Instant.now();
+        List<OpenTransaction> quiet = open.stream()
+                .filter(transaction -> Duration.between(transaction.lastWrite(), now).compareTo(SETTLE_GRACE) > 0)
+                .toList();
+        Map<OpenTransaction, String> abandoned = new LinkedHashMap<>();
+        coordinatorsNow(quiet, which).forEach((transaction, seen) -> {
+            if (pastIt(transaction.producerEpoch(), seen.now().producerEpoch(), seen.now().state())) {
+                abandoned.put(transaction, seen.transactionalId());
+            }
+        });
+        if (!abandoned.isEmpty()) {
+            // Still open after its coordinator was seen past it: a coordinator writes every marker before it
+            // completes, so none will come. One closed meanwhile was only seen open before its markers arrived.
+            abandoned.keySet().retainAll(openTransactions(abandoned.keySet().stream()
+                    .map(transaction -> new TopicPartition(transaction.topic(), transaction.partition()))
+                    .distinct().toList(), new ArrayList<>()));
+        }
+        return abandoned;
+    }
+
+    /** The transactional id of an open transaction's producer, and what its coordinator says of that id now. */
+    private record Seen(String transactionalId, TransactionDescription now) {
+    }
+
+    /**
+     * For each of {@code open} whose producer a coordinator knows under an id {@code which} accepts: that id and
+     * its transaction now (DescribeTransactions), if it is still the same producer's.
+     */
+    private Map<OpenTransaction, Seen> coordinatorsNow(List<OpenTransaction> open, Predicate<String> which)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        if (open.isEmpty()) {
+            return Map.of();
+        }
+        Map<Long, HangingTransactions.Coordinator> coordinators = coordinators(open);
+        List<String> ids = coordinators.values().stream().map(HangingTransactions.Coordinator::transactionalId)
+                .filter(which).distinct().toList();
+        Map<String, TransactionDescription> described = new HashMap<>();
+        DescribeTransactionsResult descriptions = admin.describeTransactions(ids);
+        for (String id : ids) {
+            try {
+                described.put(id, descriptions.description(id).get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+            } catch (ExecutionException e) {
+                // Gone from its coordinator since it was listed: nothing to tell from.
+            }
+        }
+        Map<OpenTransaction, Seen> seen = new LinkedHashMap<>();
+        for (OpenTransaction transaction : open) {
+            HangingTransactions.Coordinator coordinator = coordinators.get(transaction.producerId());
+            TransactionDescription current = coordinator == null ? null
+                    : described.get(coordinator.transactionalId());
+            if (current != null && current.producerId() == transaction.producerId()) {
+                seen.put(transaction, new Seen(coordinator.transactionalId(), current));
+            }
+        }
+        return seen;
+    }
+
+    /**
+     * Of {@code open}, those their coordinator still has in progress: open at that epoch, or being completed.
+     * It writes their markers, or aborts them at their timeout, itself: none of them hangs, however old the
+     * timestamps of its records (Kafka Streams gives an output its input's time, so a transaction written a moment
+     * ago while the app catches up has records of hours ago).
+     */
+    private List<OpenTransaction> inProgress(List<OpenTransaction> open) throws InterruptedException,
+            ExecutionException, TimeoutException {
+        List<OpenTransaction> held = new ArrayList<>();
+        coordinatorsNow(open, id -> true).forEach((transaction, seen) -> {
+            int epoch = seen.now().producerEpoch();
+            TransactionState state = seen.now().state();
+            int openEpoch = transaction.producerEpoch();
+            if ((state == TransactionState.ONGOING && epoch == openEpoch)
+                    || (completing(state) && epoch >= openEpoch && epoch <= openEpoch + 2)) {
+                held.add(transaction);
+            }
+        });
+        return held;
     }
 
     /**
@@ -353,13 +437,23 @@ public final class TransactionWatch implements AutoCloseable {
      * its markers, which it does in a prepare state at most two epochs on (one more when it aborted on a timeout).
      */
     private static boolean pastIt(int openEpoch, int epoch, TransactionState state) {
-        boolean completing = state == TransactionState.PREPARE_COMMIT || state == TransactionState.PREPARE_ABORT
+        return epoch > openEpoch && !(completing(state) && epoch <= openEpoch + 2);
+    }
+
+    private static boolean completing(TransactionState state) {
+        return state == TransactionState.PREPARE_COMMIT || state == TransactionState.PREPARE_ABORT
                 || state == TransactionState.PREPARE_EPOCH_FENCE;
-        return epoch > openEpoch && !(completing && epoch <= openEpoch + 2);
     }
 
     private void abort(HangingTransactions.Verdict verdict) throws InterruptedException, ExecutionException,
             TimeoutException {
+        // Looked at again once its coordinator was seen done with it: a marker on its way meanwhile closed it.
+        List<OpenTransaction> again = openTransactions(verdict.partitions().stream()
+                .map(transaction -> new TopicPartition(transaction.topic(), transaction.partition())).distinct()
+                .toList(), new ArrayList<>());
+        if (!again.containsAll(verdict.partitions())) {
+            return;
+        }
         for (OpenTransaction transaction : verdict.partitions()) {
             admin.abortTransaction(abortSpec(transaction)).all().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         }

@@ -70,6 +70,19 @@ class LostMarkersIT {
             assertThat(readCommitted(bootstrap, lost, Duration.ofSeconds(3)))
                     .as("the marker was lost: read_committed readers stop at the open transaction").isEmpty();
 
+            // Aborting turned off (a secured app): reported with where it starts, left as it is.
+            try (TransactionWatch reporting = new TransactionWatch(client, "lost-markers-reported", bootstrap,
+                    List.of(lost.topic(), kept.topic()), Duration.ofSeconds(1), id -> id.startsWith("app-"),
+                    false)) {
+                assertThat(reporting.check()).singleElement().satisfies(transaction -> {
+                    assertThat(transaction.topic() + "-" + transaction.partition()).isEqualTo("lost-0");
+                    assertThat(transaction.abortCommand(bootstrap)).endsWith("abort --topic lost --partition 0 "
+                            + "--start-offset 0");
+                });
+                assertThat(reporting.hanging()).hasSize(1);
+            }
+            assertThat(readCommitted(bootstrap, lost, Duration.ofSeconds(1))).isEmpty();
+
             try (TransactionWatch watch = new TransactionWatch(client, "lost-markers", bootstrap,
                     List.of(lost.topic(), kept.topic()), Duration.ofMinutes(15), id -> id.startsWith("app-"),
                     true)) {

@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.ToDoubleFunction;
 
 
@@ -183,7 +185,11 @@ final class RestartRun {
      * without, and every {@code HANG_CHECK} after, it looks for hanging transactions: aborted (by the run or by the
      * app) and waited past when allowed, else named in the failure.
      */
-    record Stalls(String bootstrap, Topics topics, OnHanging onHanging, PrintStream log) {
+    record Stalls(String bootstrap, Topics topics, OnHanging onHanging, PrintStream log, Duration timeout) {
+
+        Stalls(String bootstrap, Topics topics, OnHanging onHanging, PrintStream log) {
+            this(bootstrap, topics, onHanging, log, ANSWER_TIMEOUT);
+        }
 
         interface Step {
             boolean done() throws Exception;
@@ -196,12 +202,19 @@ final class RestartRun {
             long nextCheck = start + HANG_CHECK.toNanos();
             while (!step.done()) {
                 long now = System.nanoTime();
-                if (now > start + ANSWER_TIMEOUT.toNanos()) {
-                    throw new AssertionError(what + ": nothing within " + ANSWER_TIMEOUT + ", no hanging transaction");
+                if (now > start + timeout.toNanos()) {
+                    throw new AssertionError(what + ": nothing within " + timeout + ", no hanging transaction");
                 }
                 if (now > nextCheck) {
                     nextCheck = now + HANG_CHECK.toNanos();
-                    List<OpenTransaction> hanging = Hanging.find(bootstrap, topics, HANGING_AFTER);
+                    List<OpenTransaction> hanging;
+                    try {
+                        hanging = Hanging.find(bootstrap, topics, HANGING_AFTER);
+                    } catch (ExecutionException | TimeoutException e) {
+                        // The broker is not answering yet (still starting, on a loaded machine): look again later.
+                        log.printf("%s: late, and the broker does not tell its transactions yet: %s%n", what, e);
+                        continue;
+                    }
                     if (hanging.isEmpty()) {
                         continue;
                     }
