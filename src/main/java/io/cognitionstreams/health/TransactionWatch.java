@@ -230,9 +230,12 @@ public final class TransactionWatch implements AutoCloseable {
         List<OpenTransaction> open = openTransactions(sightings);
         List<OpenTransaction> settledNow = abort ? settleAsRecorded(open) : List.of();
         open.removeAll(settledNow);
-        List<OpenTransaction> found = new ArrayList<>(HangingTransactions.hanging(open, Instant.now(),
+        List<OpenTransaction> silent = new ArrayList<>(HangingTransactions.hanging(open, Instant.now(),
                 maxTransactionTimeout));
-        found.removeAll(inProgress(found));
+        silent.removeAll(inProgress(silent));
+        // Looked at again after their coordinators were: a live transaction seen open a moment ago has ended since
+        // (the app's last a few milliseconds), and its coordinator may have been seen on its next one already.
+        List<OpenTransaction> found = new ArrayList<>(stillOpen(silent));
         List<OpenTransaction> left = new ArrayList<>(found);
         if (!found.isEmpty()) {
             for (HangingTransactions.Verdict verdict : HangingTransactions.judge(found, sightings,
@@ -302,9 +305,7 @@ public final class TransactionWatch implements AutoCloseable {
             return List.of();
         }
         // Looked at again after the log was read: markers that arrived meanwhile leave nothing to do.
-        Set<OpenTransaction> stillOpen = new HashSet<>(openTransactions(outcomes.keySet().stream()
-                .map(transaction -> new TopicPartition(transaction.topic(), transaction.partition()))
-                .distinct().toList(), new ArrayList<>()));
+        Set<OpenTransaction> stillOpen = new HashSet<>(stillOpen(List.copyOf(outcomes.keySet())));
         List<OpenTransaction> settledNow = new ArrayList<>();
         try (TransactionMarkers markers = new TransactionMarkers(client, CALL_TIMEOUT)) {
             for (var entry : outcomes.entrySet()) {
@@ -363,14 +364,22 @@ public final class TransactionWatch implements AutoCloseable {
                 abandoned.put(transaction, seen.transactionalId());
             }
         });
-        if (!abandoned.isEmpty()) {
-            // Still open after its coordinator was seen past it: a coordinator writes every marker before it
-            // completes, so none will come. One closed meanwhile was only seen open before its markers arrived.
-            abandoned.keySet().retainAll(openTransactions(abandoned.keySet().stream()
-                    .map(transaction -> new TopicPartition(transaction.topic(), transaction.partition()))
-                    .distinct().toList(), new ArrayList<>()));
-        }
+        // Still open after its coordinator was seen past it: a coordinator writes every marker before it
+        // completes, so none will come. One closed meanwhile was only seen open before its markers arrived.
+        abandoned.keySet().retainAll(stillOpen(List.copyOf(abandoned.keySet())));
         return abandoned;
+    }
+
+    /** Those of {@code open} that are open now exactly as they were seen, looked at again. */
+    private List<OpenTransaction> stillOpen(List<OpenTransaction> open) throws InterruptedException,
+            ExecutionException, TimeoutException {
+        if (open.isEmpty()) {
+            return List.of();
+        }
+        Set<OpenTransaction> now = new HashSet<>(openTransactions(open.stream()
+                .map(transaction -> new TopicPartition(transaction.topic(), transaction.partition())).distinct()
+                .toList(), new ArrayList<>()));
+        return open.stream().filter(now::contains).toList();
     }
 
     /** The transactional id of an open transaction's producer, and what its coordinator says of that id now. */
@@ -448,10 +457,7 @@ public final class TransactionWatch implements AutoCloseable {
     private void abort(HangingTransactions.Verdict verdict) throws InterruptedException, ExecutionException,
             TimeoutException {
         // Looked at again once its coordinator was seen done with it: a marker on its way meanwhile closed it.
-        List<OpenTransaction> again = openTransactions(verdict.partitions().stream()
-                .map(transaction -> new TopicPartition(transaction.topic(), transaction.partition())).distinct()
-                .toList(), new ArrayList<>());
-        if (!again.containsAll(verdict.partitions())) {
+        if (!stillOpen(verdict.partitions()).containsAll(verdict.partitions())) {
             return;
         }
         for (OpenTransaction transaction : verdict.partitions()) {

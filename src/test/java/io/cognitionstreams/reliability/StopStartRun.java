@@ -8,12 +8,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -88,13 +88,22 @@ final class StopStartRun {
      *                settled, aborted or reported by the app
      */
     record Cycle(Kind kind, int number, double stopped, double jvmUp, double brokerUp, double running,
-                 double firstAnswer, Set<String> hanging) {
+                 double firstAnswer, Set<String> seen, Set<String> appSaid) {
+
+        Set<String> hanging() {
+            Set<String> all = new TreeSet<>(seen);
+            all.addAll(appSaid);
+            return all;
+        }
+
         @Override
         public String toString() {
             return String.format("%s%s, JVM up %.1f s, broker up %.1f s, running %.1f s, first answer %.1f s; "
                             + "hanging transactions: %d%s", kind.flag, Double.isNaN(stopped) ? ""
                             : String.format(" (stopped in %.1f s)", stopped), jvmUp, brokerUp, running,
-                    firstAnswer, hanging.size(), hanging.isEmpty() ? "" : " " + hanging);
+                    firstAnswer, hanging().size(), hanging().isEmpty() ? "" : " " + hanging() + " (seen open by the "
+                            + "run: " + seen.size() + ", settled, aborted or reported by the app: " + appSaid.size()
+                            + ")");
         }
     }
 
@@ -205,17 +214,16 @@ final class StopStartRun {
                         long answered = answers.lastAnswered();
                         stalls.await(kind.flag + " " + n + ": every capability running",
                                 () -> restarted.awaitRunning(Duration.ofMillis(100)));
-                        Set<String> hanging = new HashSet<>();
+                        Set<String> seen = new TreeSet<>();
                         for (OpenTransaction transaction : watch.abandoned()) {
-                            hanging.add(transaction.producerId() + "/" + transaction.producerEpoch() + "/"
+                            seen.add(transaction.producerId() + "/" + transaction.producerEpoch() + "/"
                                     + transaction.topic() + "-" + transaction.partition());
                         }
                         // What the app says of the stop before this start shows in this start's log.
-                        hanging.addAll(appSaid(logFrom));
                         Cycle cycle = new Cycle(kind, n, stopped, since(signalled,
                                 app.printed(ChildApp.BROKER_STARTING)), since(signalled,
                                 app.printed(ChildApp.BROKER_UP)), since(signalled, app.printed(ChildApp.RUNNING)),
-                                (answered - signalled) / 1e9, Set.copyOf(hanging));
+                                (answered - signalled) / 1e9, seen, appSaid(logFrom));
                         cycles.add(cycle);
                         log.printf("cycle %d/%d at %.1f s (%d sent): %s%n", n, total, seconds(started), firstAfter,
                                 cycle);
@@ -258,7 +266,7 @@ final class StopStartRun {
             byte[] bytes = Files.readAllBytes(appLog);
             String text = new String(bytes, (int) Math.min(from, bytes.length), (int) Math.max(0,
                     bytes.length - from), StandardCharsets.UTF_8);
-            Set<String> said = new HashSet<>();
+            Set<String> said = new TreeSet<>();
             for (Pattern pattern : List.of(SETTLED, ABORTED, REPORTED)) {
                 Matcher matcher = pattern.matcher(text);
                 while (matcher.find()) {
