@@ -150,6 +150,9 @@ public final class CognitionRuntime implements AutoCloseable {
                     new StreamsClients());
             // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
             // its last committed transaction by the replacement thread.
+            RestoreLog restoreLog = new RestoreLog(capability);
+            app.setStateListener(restoreLog);
+            app.setGlobalStateRestoreListener(restoreLog);
             app.setUncaughtExceptionHandler(error -> {
                 LOG.error("{} stream thread failed, replacing it", capability, error);
                 return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;

@@ -2,7 +2,6 @@ package io.cognitionstreams.reliability;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -263,9 +262,7 @@ final class StopStartRun {
 
         /** The hanging transactions the app logged since {@code from}: settled, aborted or reported. */
         private Set<String> appSaid(long from) throws IOException {
-            byte[] bytes = Files.readAllBytes(appLog);
-            String text = new String(bytes, (int) Math.min(from, bytes.length), (int) Math.max(0,
-                    bytes.length - from), StandardCharsets.UTF_8);
+            String text = ChildApp.logSince(appLog, from);
             Set<String> said = new TreeSet<>();
             for (Pattern pattern : List.of(SETTLED, ABORTED, REPORTED)) {
                 Matcher matcher = pattern.matcher(text);
