@@ -41,7 +41,8 @@ import picocli.CommandLine.Option;
  * capability runs again), and those the app says it settled, aborted or reported (its log). It times the stop to
  * the first answer of a request sent after it, broken down as {@link RestartRun} does. At the end of each phase
  * every request must be answered exactly once: lost and doubled answers are counted. {@code bin/stop-start} runs
- * {@link #main}; the figures are in docs/reliability.md ("Stop and start").
+ * {@link #main}; the figures are in docs/reliability.md ("Stop and start"). Each stop waits until the app keeps up
+ * (a request answered within 2 s), so that no backlog counts in the restart after it.
  *
  * <p>The cycles of the embedded deployment (clean stops and kills of everything) alternate on one data directory;
  * the kills of the app alone run after them, on a broker of this JVM.
@@ -197,6 +198,9 @@ final class StopStartRun {
                     for (int n = 1; n <= total; n++) {
                         Kind kind = kinds.get((n - 1) % kinds.size());
                         Thread.sleep(1_000 + random.nextInt(4_000));
+                        // Stopped only once the app keeps up again: a backlog would count in the next restart.
+                        FailoverRun.settle(answers, traffic, stalls);
+                        String load = FailoverRun.loadAverage();
                         long firstAfter = traffic.sent();
                         long logFrom = Files.size(appLog);
                         long signalled = System.nanoTime();
@@ -224,8 +228,8 @@ final class StopStartRun {
                                 app.printed(ChildApp.BROKER_UP)), since(signalled, app.printed(ChildApp.RUNNING)),
                                 (answered - signalled) / 1e9, seen, appSaid(logFrom));
                         cycles.add(cycle);
-                        log.printf("cycle %d/%d at %.1f s (%d sent): %s%n", n, total, seconds(started), firstAfter,
-                                cycle);
+                        log.printf("cycle %d/%d at %.1f s (%d sent, load %s): %s%n", n, total, seconds(started),
+                                firstAfter, load, cycle);
                     }
                 }
                 traffic.stop();
