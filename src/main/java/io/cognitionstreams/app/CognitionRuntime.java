@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -74,6 +75,7 @@ public final class CognitionRuntime implements AutoCloseable {
     private final Settings settings;
     private final Topics topics;
     private final Map<String, KafkaStreams> streams;
+    private final Map<String, RestoreLog> restoreLogs;
     /** The model worker, and the executor when it has something to run, each on its own thread. */
     private final List<Worker> workers;
     private final TransactionWatch transactionWatch;
@@ -86,10 +88,12 @@ public final class CognitionRuntime implements AutoCloseable {
     }
 
     private CognitionRuntime(Settings settings, Topics topics, Map<String, KafkaStreams> streams,
-                             List<Worker> workers, TransactionWatch transactionWatch) {
+                             Map<String, RestoreLog> restoreLogs, List<Worker> workers,
+                             TransactionWatch transactionWatch) {
         this.settings = settings;
         this.topics = topics;
         this.streams = streams;
+        this.restoreLogs = restoreLogs;
         this.workers = workers;
         this.transactionWatch = transactionWatch;
     }
@@ -141,6 +145,7 @@ public final class CognitionRuntime implements AutoCloseable {
         publishDefaultPersonas(publisher, topics);
         Pipeline.Parts parts = Pipeline.Parts.of(settings);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
+        Map<String, RestoreLog> restoreLogs = new LinkedHashMap<>();
         for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
             String capability = entry.getKey();
             Properties props = StreamsSettings.of(settings, capability,
@@ -151,6 +156,7 @@ public final class CognitionRuntime implements AutoCloseable {
             // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
             // its last committed transaction by the replacement thread.
             RestoreLog restoreLog = new RestoreLog(capability);
+            restoreLogs.put(capability, restoreLog);
             app.setStateListener(restoreLog);
             app.setGlobalStateRestoreListener(restoreLog);
             app.setUncaughtExceptionHandler(error -> {
@@ -197,7 +203,7 @@ public final class CognitionRuntime implements AutoCloseable {
                     List.of(settings.applicationId() + MODEL_WORKER, settings.applicationId() + EXECUTOR)),
                     FENCE_LOOK);
         }
-        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, workers, watch);
+        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, restoreLogs, workers, watch);
         streams.values().forEach(KafkaStreams::start);
         workers.forEach(running -> running.thread().start());
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
@@ -360,6 +366,35 @@ public final class CognitionRuntime implements AutoCloseable {
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("kafka streams not running after " + timeout + ": " + states());
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /**
+     * Blocks until every capability is RUNNING, however long its restore takes, telling {@code progress} every
+     * {@code every} which capabilities are not yet running and what they have restored so far. Fails only if one
+     * stops (ERROR, or NOT_RUNNING: being closed).
+     */
+    public void awaitRunning(Duration every, Consumer<String> progress) throws InterruptedException {
+        long started = System.nanoTime();
+        long nextSay = started + every.toNanos();
+        while (!states().values().stream().allMatch(state -> state == KafkaStreams.State.RUNNING)) {
+            if (states().values().stream().anyMatch(state -> state == KafkaStreams.State.ERROR
+                    || state == KafkaStreams.State.NOT_RUNNING)) {
+                throw new IllegalStateException("kafka streams stopped: " + states());
+            }
+            if (System.nanoTime() > nextSay) {
+                nextSay += every.toNanos();
+                List<String> waiting = new ArrayList<>();
+                states().forEach((capability, state) -> {
+                    if (state != KafkaStreams.State.RUNNING) {
+                        waiting.add(capability + " " + state + " (restored " + restoreLogs.get(capability)
+                                .restoredSoFar() + " records so far)");
+                    }
+                });
+                progress.accept("starting for " + (System.nanoTime() - started) / 1_000_000_000 + " s, waiting for "
+                        + String.join(", ", waiting));
             }
             Thread.sleep(100);
         }

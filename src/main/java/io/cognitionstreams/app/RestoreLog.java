@@ -50,6 +50,11 @@ final class RestoreLog implements StateRestoreListener, KafkaStreams.StateListen
         }
     }
 
+    /** Records restored since the capability last ran. */
+    long restoredSoFar() {
+        return records.get();
+    }
+
     @Override
     public void onRestoreStart(TopicPartition partition, String store, long startingOffset, long endingOffset) {
         firstStart.compareAndSet(0, System.nanoTime());

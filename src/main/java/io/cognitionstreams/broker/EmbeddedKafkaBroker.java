@@ -143,10 +143,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      * Starts the broker and returns once it answers a describe-cluster request.
      *
      * @throws BrokerStartException if a port is taken, the data directory is unusable, or the broker is not ready
-     *                              within {@link BrokerSettings#readyTimeout()}; nothing is left running then
+     *                              within {@link BrokerSettings#readyTimeout()} of its start (the fencing of its
+     *                              previous incarnation before it is bounded apart); nothing is left running then
      */
     public static EmbeddedKafkaBroker start(BrokerSettings settings) {
-        long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
         Path dataDir = settings.dataDir().toAbsolutePath().normalize();
         Path logDir = dataDir.resolve(LOG_DIR);
         Ports ports = choosePorts(settings.brokerPort(), settings.controllerPort());
@@ -157,8 +157,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         Properties props = serverProperties(logDir, ports, settings.sasl());
         format(writeProperties(dataDir.resolve(SERVER_PROPERTIES_FILE), props), clusterId, logDir, settings.sasl());
         if (Files.isDirectory(logDir.resolve(METADATA_LOG))) {
-            fencePreviousIncarnation(props, deadline);
+            fencePreviousIncarnation(props);
         }
+        // From here: the fencing, bounded by itself, is not what the timeout measures.
+        long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
 
         KafkaConfig config;
         try {
@@ -299,7 +301,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      * the controller becomes active, has expired: {@link #FENCING_SESSION} here. An incarnation fenced already
      * (a data directory of a version with controlled shutdown) is seen fenced at once.
      */
-    private static void fencePreviousIncarnation(Properties brokerProps, long deadline) {
+    private static void fencePreviousIncarnation(Properties brokerProps) {
         long started = System.nanoTime();
         Properties props = new Properties();
         props.putAll(brokerProps);
@@ -321,7 +323,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         }
         try {
             fencing.startup();
-            long until = Math.min(deadline, System.nanoTime() + FENCING_TIMEOUT.toNanos());
+            long until = System.nanoTime() + FENCING_TIMEOUT.toNanos();
             // Both gauges are 0 until the controller has loaded the metadata, then count our one broker.
             while (gauge(FENCED_BROKERS) < 1 || gauge(ACTIVE_BROKERS) > 0) {
                 if (System.nanoTime() > until) {

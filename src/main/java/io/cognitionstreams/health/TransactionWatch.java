@@ -47,13 +47,16 @@ import org.slf4j.LoggerFactory;
 import io.cognitionstreams.health.HangingTransactions.OpenTransaction;
 
 /**
- * Looks for hanging transactions on the pipeline's topics and on the consumer offsets topic, once a minute. One the
- * app may safely abort ({@link HangingTransactions#judge}: its own producer's, settled at its coordinator, its
- * consumer offsets hanging with its records, nothing of it completed elsewhere) is aborted on every partition it
- * hangs on, and logged at WARN with what was discarded and why nothing is lost; any other is logged at ERROR with
- * the reason and the commands that abort it, for an operator. JMX: {@code cognition.health:type=transactions,
- * application-id=<id>}, gauges {@code hanging-transactions} (open now) and {@code aborted-transactions} (by this
- * app since it started).
+ * Looks for hanging transactions on the pipeline's topics and on the consumer offsets topic, every few seconds. One
+ * of the app's own producers that its coordinator completed without writing all its markers (KAFKA-20734) is
+ * settled as the coordinator recorded it in its log: the lost COMMIT or ABORT marker is written. Any other silent
+ * past the limit and no longer in progress at its coordinator is judged: one the app may safely abort ({@link
+ * HangingTransactions#judge}: its own producer's, settled at its coordinator, its consumer offsets hanging with its
+ * records, nothing of it completed elsewhere) is aborted on every partition it hangs on, and logged at WARN with what
+ * was discarded and why nothing is lost; any other is logged at ERROR with the reason and the commands that abort it,
+ * for an operator. JMX: {@code cognition.health:type=transactions, application-id=<id>}, gauges {@code
+ * hanging-transactions} (open now), {@code settled-transactions} and {@code aborted-transactions} (by this app since
+ * it started).
  *
  * <p>With {@link #fencingDeparted}, it also fences the transactional ids of another instance of the app as soon as
  * that instance has left every one of the app's groups (its session expired: killed, or cut off), so that its open
@@ -221,8 +224,9 @@ public final class TransactionWatch implements AutoCloseable {
     }
 
     /**
-     * One look: the hanging transactions now. Those the app may abort are aborted (when it is to abort) and
-     * returned as they were found; each other new one is logged.
+     * One look: the hanging transactions now, returned as they were found. Those of the app's own producers whose
+     * coordinator recorded their outcome are settled as recorded, those the app may abort are aborted (when it is
+     * to act), and each other new one is logged.
      */
     public synchronized List<OpenTransaction> check() throws InterruptedException, ExecutionException,
             TimeoutException {
