@@ -40,7 +40,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(name = "bench",
         description = {"Measures the whole pipeline: requests/s and latency from a request's timestamp to its first "
                 + "channel.cli_chat record (read_committed), at each offered rate, next to a raw produce-then-consume "
                 + "pass-through in the same run, and the JVM's peak resident memory.",

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.clients.admin.Admin;
 
@@ -41,7 +42,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "run", mixinStandardHelpOptions = true,
+@Command(name = "run",
         description = {"Runs every topology and the model worker until Ctrl-C.",
                 "Without --bootstrap-servers an embedded Kafka broker is started first, with its data in --data-dir."})
 final class RunCommand implements Callable<Integer> {
@@ -51,6 +52,13 @@ final class RunCommand implements Callable<Integer> {
      * the app's consumers' default session timeout of 15 s (--session-timeout).
      */
     private static final Duration PREVIOUS_MEMBERS_WAIT = Duration.ofSeconds(60);
+    /** How often a start says which capabilities it still waits for. */
+    private static final Duration START_PROGRESS = Duration.ofSeconds(30);
+    /**
+     * How long the embedded broker may take to answer: after an unclean stop it recovers every partition's log, which
+     * took over a minute on two cores shared with other builds.
+     */
+    private static final Duration BROKER_READY = Duration.ofMinutes(3);
 
     @Mixin
     ClusterOptions cluster;
@@ -225,7 +233,7 @@ final class RunCommand implements Callable<Integer> {
                     security.secure ? ", secured" : "");
             err.flush();
             broker = EmbeddedKafkaBroker.start(new BrokerSettings(embedded.dataDir.resolve("kafka"), embedded.port,
-                    embedded.controllerPort, Duration.ofSeconds(60), secured.map(SecureDeployment::saslUsers)));
+                    embedded.controllerPort, BROKER_READY, secured.map(SecureDeployment::saslUsers)));
             bootstrap = broker.bootstrapServers();
             err.printf("embedded Kafka broker at %s (data in %s)%n", bootstrap, broker.dataDir());
             err.flush();
@@ -263,7 +271,6 @@ final class RunCommand implements Callable<Integer> {
             if (!skills.isEmpty()) {
                 err.printf("loaded %d skills from %s%n", skills.size(), skillsDir);
             }
-            started.awaitRunning(Duration.ofSeconds(90));
         } catch (RuntimeException | InterruptedException | IOException | ExecutionException e) {
             if (started != null) {
                 started.close();
@@ -275,20 +282,40 @@ final class RunCommand implements Callable<Integer> {
         }
         CognitionRuntime runtime = started;
         metrics.ifPresent(server -> server.readiness(runtime::notReady));
-        err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
-                runtime.topics().avro().describe());
-        err.printf("%s%n", rooms.gatekeeper().approvalRule().describe());
-        err.flush();
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean stopping = new AtomicBoolean();
         EmbeddedKafkaBroker ownedBroker = broker;
         Thread hook = new Thread(() -> {
-            runtime.close();
+            stopping.set(true);
+            // The app's clients first, then, once none of its transactions is in flight, the broker: a broker
+            // stopping under a transaction being completed can lose its markers (docs/operations.md, "Stopping").
+            runtime.close(ownedBroker != null ? runtime.transactionsDrain() : Duration.ZERO);
             if (ownedBroker != null) {
                 ownedBroker.close();
             }
             stopped.countDown();
         }, "cognition-shutdown");
+        // Before the capabilities run: a stop while they restore is as clean as any other.
         Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            // However long the restore takes: giving up would only make the next start restore it all again.
+            runtime.awaitRunning(START_PROGRESS, line -> {
+                err.println(line);
+                err.flush();
+            });
+        } catch (IllegalStateException e) {
+            if (stopping.get()) {
+                stopped.await();
+                return 0;
+            }
+            Runtime.getRuntime().removeShutdownHook(hook);
+            hook.run();
+            throw e;
+        }
+        err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
+                runtime.topics().avro().describe());
+        err.printf("%s%n", rooms.gatekeeper().approvalRule().describe());
+        err.flush();
         if (demoRun.demo) {
             boolean complete = new DemoWatcher(settings, runtime.topics(), spec.commandLine().getOut())
                     .run(Instant.now(), demoRun.exitAfterDemo ? demoRun.demoTimeout : null);

@@ -31,7 +31,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "session", mixinStandardHelpOptions = true,
+@Command(name = "session",
         description = "Shows what a session has spent, and seeds its history.",
         subcommands = {SessionCommand.Show.class, SessionCommand.Import.class})
 final class SessionCommand implements Callable<Integer> {
@@ -44,7 +44,7 @@ final class SessionCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "say what to do: show or import");
     }
 
-    @Command(name = "show", mixinStandardHelpOptions = true,
+    @Command(name = "show",
             description = {"Shows what a session has spent on model calls (tokens in and out, calls, model time) "
                     + "against its budgets, and whether a budget has stopped it from continuing on its own.",
                     "Reads the session's latest record on " + Topics.SESSION_USAGE + " (read_committed), which the "
@@ -100,7 +100,7 @@ final class SessionCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "import", mixinStandardHelpOptions = true,
+    @Command(name = "import",
             description = {"Seeds a session with a conversation in OpenAI's chat format, JSON Lines: one message a "
                     + "line, roles system (or developer), user, assistant (with tool_calls, parallel ones too) and "
                     + "tool (with the tool_call_id it answers).",

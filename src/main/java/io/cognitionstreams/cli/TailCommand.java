@@ -30,7 +30,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "tail", mixinStandardHelpOptions = true,
+@Command(name = "tail",
         description = {"Prints a topic's records as JSON lines (the form `produce` accepts), read_committed.",
                 "Reads every partition without joining a consumer group, so it never moves the app's offsets."})
 final class TailCommand implements Callable<Integer> {
