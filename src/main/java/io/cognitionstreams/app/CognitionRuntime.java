@@ -117,6 +117,11 @@ public final class CognitionRuntime implements AutoCloseable {
      */
     public static CognitionRuntime start(Settings settings, Map<String, Skill> skills,
                                          Map<String, Object> governance) {
+        if (!FatalErrors.jvmEndsOnOutOfMemory()) {
+            LOG.warn("this JVM runs without -XX:+ExitOnOutOfMemoryError: an OutOfMemoryError outside the app's "
+                    + "stream threads (the embedded broker's) would leave the process up and answering nothing; "
+                    + "bin/cognition and the container image set it (docs/operations.md)");
+        }
         Map<String, Object> client = settings.clientConfig();
         Topics topics;
         try (Admin admin = Admin.create(client)) {
@@ -146,6 +151,9 @@ public final class CognitionRuntime implements AutoCloseable {
             // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
             // its last committed transaction by the replacement thread.
             app.setUncaughtExceptionHandler(error -> {
+                if (FatalErrors.outOfMemory(error)) {
+                    FatalErrors.haltOnOutOfMemory(capability + "'s stream thread", error);
+                }
                 LOG.error("{} stream thread failed, replacing it", capability, error);
                 return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
             });
