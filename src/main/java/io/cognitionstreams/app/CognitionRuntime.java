@@ -30,6 +30,7 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.assembly.AssemblyTopology;
 import io.cognitionstreams.assembly.Personas;
 import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.deadletter.DeadLetters;
@@ -133,6 +134,7 @@ public final class CognitionRuntime implements AutoCloseable {
                     settings.tenants());
         }
         requireRoomForLetters(topics.limits());
+        int memoryPartitions = memoryPartitions(client, topics);
         Map<String, Object> publisher = new HashMap<>(governance);
         publisher.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         if (!skills.isEmpty()) {
@@ -145,6 +147,7 @@ public final class CognitionRuntime implements AutoCloseable {
             String capability = entry.getKey();
             Properties props = StreamsSettings.of(settings, capability,
                     entry.getValue().secondaryInputs().apply(topics));
+            props.put(AssemblyTopology.MEMORY_PARTITIONS_CONFIG, memoryPartitions);
             // Kafka's clients, without the rebalance after a corrupted task that loses records (StreamsClients).
             KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props,
                     new StreamsClients());
@@ -259,6 +262,34 @@ public final class CognitionRuntime implements AutoCloseable {
                 tools.mcpServers().size(), String.join(", ", servers.names()), shell.isPresent() ? " and shell.run"
                         : "", signer.keyId());
         return Worker.of("executor", executor, servers);
+    }
+
+    /**
+     * Memory entries sit in the partition of their scope's owner, beside the owner's requests, which the assembly
+     * reads together: cognition.memory needs as many partitions as the requests topics.
+     */
+    private static int memoryPartitions(Map<String, Object> client, Topics topics) {
+        try (Admin admin = Admin.create(client)) {
+            List<String> names = new ArrayList<>(topics.requestTopicNames());
+            names.add(Topics.COGNITION_MEMORY);
+            Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames().get();
+            int memory = described.get(Topics.COGNITION_MEMORY).partitions().size();
+            for (String requests : topics.requestTopicNames()) {
+                int count = described.get(requests).partitions().size();
+                if (count != memory) {
+                    throw new IllegalStateException(Topics.COGNITION_MEMORY + " has " + memory + " partitions but "
+                            + requests + " has " + count + ": memory sits beside its sessions' requests and needs as "
+                            + "many (recreate the smaller topic with as many partitions)");
+                }
+            }
+            return memory;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot describe " + Topics.COGNITION_MEMORY + ": "
+                    + e.getCause().getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     /** The executor writes a decision's ledger entry to the same partition number: the ledger needs as many. */

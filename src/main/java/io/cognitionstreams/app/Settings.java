@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.apache.kafka.clients.CommonClientConfigs;
 
 import io.cognitionstreams.assembly.MemoryRetention;
+import io.cognitionstreams.assembly.MemoryShelves;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
@@ -209,12 +210,27 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         }
     }
 
-    /** Episodic memory: how much each scope keeps, and which model embeds prompts and memories. */
-    public record MemorySettings(MemoryRetention retention, MemoryEmbedder embedder) {
+    /**
+     * Episodic memory: how much each scope keeps, which model embeds prompts and memories, and how much of it an
+     * instance keeps in its heap.
+     *
+     * @param cacheBytes heap for the memory scopes in use (their shelves), shared by the instance's tasks
+     * @param idle       a scope unused this long leaves the heap (it stays in its task's store)
+     */
+    public record MemorySettings(MemoryRetention retention, MemoryEmbedder embedder, long cacheBytes,
+                                 Duration idle) {
+
+        public static final String DEFAULT_IDLE = "24h";
 
         /** MiniLM: the static table is 100 times cheaper but misses the recall target (docs/benchmarks.md). */
         public static MemorySettings defaults() {
-            return new MemorySettings(MemoryRetention.defaults(), MemoryEmbedder.MINILM);
+            return new MemorySettings(MemoryRetention.defaults(), MemoryEmbedder.MINILM,
+                    MemoryShelves.DEFAULT_MAX_BYTES, Duration.ofHours(24));
+        }
+
+        /** The heap for the scopes in use, as each instance of the assembly holds it. */
+        public MemoryShelves shelves() {
+            return new MemoryShelves(cacheBytes, idle);
         }
     }
 

@@ -34,7 +34,9 @@ final class MemoryOptions {
     Settings.MemoryEmbedder embedder;
 
     Settings.MemorySettings settings() {
-        return new Settings.MemorySettings(new MemoryRetention(maxEntries, maxAge), embedder);
+        Settings.MemorySettings defaults = Settings.MemorySettings.defaults();
+        return new Settings.MemorySettings(new MemoryRetention(maxEntries, maxAge), embedder, defaults.cacheBytes(),
+                defaults.idle());
     }
 
     /** Lower-case names on the command line, as the docs write them. */

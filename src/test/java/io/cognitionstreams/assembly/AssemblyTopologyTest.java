@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.assembly.compression.CompressionChain;
+import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.assembly.history.ChatImport;
 import io.cognitionstreams.council.CouncilEnvelope;
@@ -72,6 +73,7 @@ class AssemblyTopologyTest {
     private static final int AUTO_CONTINUE = 2;
     /** Small enough to reach in a test: three memories a scope, a day each. */
     private static final MemoryRetention RETENTION = new MemoryRetention(3, Duration.ofDays(1));
+    private static final Settings.MemorySettings SHELVES = Settings.MemorySettings.defaults();
     private static final EmbeddingModel MINILM = EmbeddingModel.miniLm(MiniLmEmbedder.shared());
 
     /**
@@ -117,7 +119,7 @@ class AssemblyTopologyTest {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                 ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MINILM, AUTO_CONTINUE,
-                RETENTION, CouncilSeal.NONE);
+                RETENTION, SHELVES.shelves(), CouncilSeal.NONE);
         // The wall clock an hour after the records' time, as it would be live: retention judges ages by it.
         TopologyTestDriver started = Drivers.driver(builder.build(), dir, Records.T0.plus(Duration.ofHours(1)));
         requests = TopicDriver.input(started, topics.requests);
@@ -399,7 +401,8 @@ class AssemblyTopologyTest {
                 .setMemoryScope("ops").build());
         List<org.apache.kafka.streams.test.TestRecord<String, MemoryEntry>> written = memories.readRecordsToList();
         assertThat(written).extracting(org.apache.kafka.streams.test.TestRecord::key).containsExactly("b1", "b2");
-        assertThat(written.get(0).value().getEmbedding()).hasSize(384);
+        assertThat(EpisodicMemory.vector(written.get(0).value())).as("4-byte floats in bytes").hasSize(384);
+        assertThat(written.get(0).value().getEmbedding()).isEmpty();
         assertThat(written).extracting(record -> record.value().getScope()).containsOnly("ops");
         remember(written.stream().map(org.apache.kafka.streams.test.TestRecord::value).toList());
 
@@ -566,7 +569,7 @@ class AssemblyTopologyTest {
                 tuple("gone", null));
     }
 
-    /** The entries come back through the compacted topic into every instance's global store. */
+    /** The entries come back through the compacted topic into the store of the task that holds their scope. */
     private void remember(List<MemoryEntry> entries) {
         TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
         entries.forEach(entry -> memoryTopic.pipeInput(entry.getBlockId(), entry));
@@ -606,7 +609,7 @@ class AssemblyTopologyTest {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, narrow, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                 ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MINILM, 0,
-                RETENTION, CouncilSeal.NONE);
+                RETENTION, SHELVES.shelves(), CouncilSeal.NONE);
         try (TopologyTestDriver narrowDriver = Drivers.driver(builder.build(), other)) {
             TopicDriver.input(narrowDriver, narrow.requests).pipeInput("s1", Records.request("s1",
                     "Summarize this log: " + "disk ok; ".repeat(3000)).setMtu(100_000).build());
