@@ -31,6 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.assembly.AssemblyTopology;
+import io.cognitionstreams.assembly.MemoryWriter;
 import io.cognitionstreams.assembly.Personas;
 import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.deadletter.DeadLetters;
@@ -67,6 +68,7 @@ public final class CognitionRuntime implements AutoCloseable {
     /** After the application id, the workers' group ids; their transactional ids go on from there. */
     private static final String MODEL_WORKER = "-model-worker";
     private static final String EXECUTOR = "-executor";
+    private static final String MEMORY_WRITER = "-memory-writer";
     /** How often an instance looks for another gone from the groups: a fraction of a takeover's few seconds. */
     private static final Duration FENCE_LOOK = Duration.ofMillis(500);
 
@@ -173,13 +175,16 @@ public final class CognitionRuntime implements AutoCloseable {
                 settings.tuning().sessionTimeout());
         List<Worker> workers = new ArrayList<>();
         workers.add(Worker.of("model-worker", worker, () -> { }));
+        workers.add(Worker.of("memory-writer", new MemoryWriter(client, settings.applicationId() + MEMORY_WRITER,
+                InstanceId.of(settings.stateDir()), topics, parts.memoryModel(), memoryPartitions,
+                settings.tuning().sessionTimeout()), () -> { }));
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
         }
         // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): abort what
         // is ours and safe to, say where the rest is.
         List<String> ownPrefixes = new ArrayList<>(List.of(settings.applicationId() + MODEL_WORKER + "-",
-                settings.applicationId() + EXECUTOR + "-"));
+                settings.applicationId() + EXECUTOR + "-", settings.applicationId() + MEMORY_WRITER + "-"));
         streams.keySet().forEach(capability -> ownPrefixes.add(
                 StreamsSettings.applicationId(settings.applicationId(), capability) + "-"));
         TransactionWatch watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),
@@ -197,7 +202,8 @@ public final class CognitionRuntime implements AutoCloseable {
                             // KIP-1071's streams groups have no static members to tell an instance by, and are not
                             // consumer groups to describe: only the workers' ids are fenced there.
                             : List.of(),
-                    List.of(settings.applicationId() + MODEL_WORKER, settings.applicationId() + EXECUTOR)),
+                    List.of(settings.applicationId() + MODEL_WORKER, settings.applicationId() + EXECUTOR,
+                            settings.applicationId() + MEMORY_WRITER)),
                     FENCE_LOOK);
         }
         CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, workers, watch);

@@ -28,7 +28,6 @@ import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.MemoryLookup;
 import io.cognitionstreams.schema.MemoryRecall;
-import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.WaitingTurn;
 import io.cognitionstreams.security.TenantBinding;
@@ -413,33 +412,6 @@ final class AssemblyProcessors {
             after.escalation().ifPresent(message -> context.forward(record.withKey(message.getCouncilId())
                     .withValue(message)));
             after.event().ifPresent(event -> context.forward(record.withValue(event)));
-        }
-    }
-
-    /**
-     * Embeds a block on channel.memory into its scope's entry on cognition.memory, keyed by block id and placed in
-     * the partition of the scope's owner, stamped with the block's record: its position, and its timestamp as when
-     * the memory was written. The task that holds the scope keeps it, and its retention.
-     */
-    static final class Embed implements Processor<String, RoutedBlock, String, MemoryWrite> {
-        private final EmbeddingModel model;
-        private ProcessorContext<String, MemoryWrite> context;
-
-        Embed(EmbeddingModel model) {
-            this.model = model;
-        }
-
-        @Override
-        public void init(ProcessorContext<String, MemoryWrite> context) {
-            this.context = context;
-        }
-
-        @Override
-        public void process(Record<String, RoutedBlock> record) {
-            RecordMetadata at = context.recordMetadata().orElseThrow();
-            MemoryEntry entry = EpisodicMemory.remember(record.value(), new EpisodicMemory.Source(at.topic(),
-                    at.partition(), at.offset(), Instant.ofEpochMilli(record.timestamp())), model);
-            context.forward(record.withKey(entry.getBlockId()).withValue(MemoryWrite.entry(entry)));
         }
     }
 

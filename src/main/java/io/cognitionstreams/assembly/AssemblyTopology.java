@@ -26,7 +26,6 @@ import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.WaitingTurn;
 import io.cognitionstreams.skills.SkillsStore;
-import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.GlobalMirror;
 import io.cognitionstreams.topology.CouncilSeal;
@@ -142,9 +141,5 @@ public final class AssemblyTopology {
                 .to(topics.councilMessages)
                 .to(topics.events)
                 .end();
-        // Embedded once here, on arrival, so neither a restore nor a search pays for it again.
-        builder.stream(topics.channel(Channel.MEMORY).name(), topics.channel(Channel.MEMORY).consumed())
-                .process(() -> new AssemblyProcessors.Embed(memoryModel), Named.as("embed-memory"))
-                .to(topics.memory.name(), toMemory.withName("to-" + topics.memory.name()));
     }
 }

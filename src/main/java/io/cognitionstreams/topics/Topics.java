@@ -278,15 +278,15 @@ public final class Topics {
                 "`cognition persona load`, `run` at start (the built-ins it lacks) -> assembly (global table), "
                         + "governance (audit, letters)");
         memory = add(COGNITION_MEMORY, MemoryEntry.class, COMPACTED, "block_id",
-                "assembly (embeds channel.memory, tombstones past retention; each entry in its scope owner's "
-                        + "partition), `cognition memory forget` -> assembly (the store of the task that holds the "
+                "the memory writer (embeds channel.memory), assembly (tombstones past retention); each entry in "
+                        + "its scope owner's partition; `cognition memory forget` -> assembly (the store of the task that holds the "
                         + "scope), governance (letters), `cognition memory`");
         events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(), SESSION,
                 "every topology -> monitoring");
         deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),
                 new TopicKey<>("source_topic-source_partition@source_offset", letter -> deadLetterKey(
                         letter.getSourceTopic(), letter.getSourcePartition(), letter.getSourceOffset())),
-                "every topology and the model worker -> operators");
+                "every topology, the model worker, the executor and the memory writer -> operators");
         for (Channel channel : Channel.values()) {
             String producer = channel == Channel.SHELL ? "gatekeeper (approved shell calls only)" : "marker routing";
             channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(), SESSION,
