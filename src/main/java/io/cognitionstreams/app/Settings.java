@@ -125,10 +125,13 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      * @param groupProtocol   how the stream threads' groups rebalance (the workers' are classic either way)
      * @param fenceDeparted   fence the transactional ids of another instance as soon as it has left every group
      *                        ({@code DepartedInstances}), rather than wait for its transactions' timeout
+     * @param stateStoreMemory bytes every RocksDB store of the process shares, off the heap: block cache, index and
+     *                        filter blocks and memtables ({@link RocksDbMemory})
      */
     public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads,
                          Duration hangingTransactionAfter, boolean abortHangingTransactions,
-                         Duration sessionTimeout, GroupProtocol groupProtocol, boolean fenceDeparted) {
+                         Duration sessionTimeout, GroupProtocol groupProtocol, boolean fenceDeparted,
+                         long stateStoreMemory) {
 
         public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
         public static final int DEFAULT_ASSEMBLY_THREADS = 1;
@@ -147,22 +150,27 @@ public record Settings(String bootstrapServers, String applicationId, Path state
             if (sessionTimeout.isNegative() || sessionTimeout.isZero()) {
                 throw new IllegalArgumentException("the session timeout must be positive, was " + sessionTimeout);
             }
+            if (stateStoreMemory < 1024 * 1024) {
+                throw new IllegalArgumentException("the state stores need at least 1 MiB, was " + stateStoreMemory
+                        + " bytes");
+            }
         }
 
         /** The same, reporting hanging transactions without aborting any. */
         public Tuning reportingOnly() {
             return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter, false,
-                    sessionTimeout, groupProtocol, fenceDeparted);
+                    sessionTimeout, groupProtocol, fenceDeparted, stateStoreMemory);
         }
 
         public Tuning withSessionTimeout(Duration timeout) {
             return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
-                    abortHangingTransactions, timeout, groupProtocol, fenceDeparted);
+                    abortHangingTransactions, timeout, groupProtocol, fenceDeparted, stateStoreMemory);
         }
 
         public static Tuning defaults() {
             return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS,
-                    Duration.ofMinutes(15), true, Duration.ofSeconds(15), GroupProtocol.CLASSIC, true);
+                    Duration.ofMinutes(15), true, Duration.ofSeconds(15), GroupProtocol.CLASSIC, true,
+                    RocksDbMemory.DEFAULT_BUDGET);
         }
     }
 

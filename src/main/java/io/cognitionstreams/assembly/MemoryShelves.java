@@ -17,8 +17,8 @@ import java.util.Map;
  */
 public final class MemoryShelves {
 
-    /** Heap for shelves when the operator names none: about 150,000 distinct memories. */
-    public static final long DEFAULT_MAX_BYTES = 128L * 1024 * 1024;
+    /** Heap for shelves when the operator names none: about 75,000 distinct memories. */
+    public static final long DEFAULT_MAX_BYTES = 64L * 1024 * 1024;
 
     private final long maxBytes;
     private final long idleNanos;

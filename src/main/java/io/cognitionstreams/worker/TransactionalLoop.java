@@ -94,6 +94,9 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
         }
     }
 
+    /** What a loop's fetches and its producer's unsent records may hold, each. */
+    static final int MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
     private final String name;
     private final String topic;
     private final Handler handler;
@@ -128,6 +131,8 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) maxPollInterval.toMillis());
+        // A backlog waits in Kafka, not in this heap, which the app's other clients and the embedded broker share.
+        consumerProps.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, MAX_BUFFERED_BYTES);
         // A worker that dies for good keeps its partitions until its session expires: the stream threads' value
         // (15 s by default), not the client's 45 s, so another instance takes over sooner.
         consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) sessionTimeout.toMillis());
@@ -139,6 +144,7 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
         producerProps.putAll(clientConfig);
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerProps.put(ProducerConfig.BUFFER_MEMORY_CONFIG, (long) MAX_BUFFERED_BYTES);
         // The same id after a restart, so the new producer fences the dead one and aborts its open transaction at
         // once; zombies of another instance are fenced by the group generation (EOS v2, KIP-447).
         producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, groupId + "-" + instanceId);
