@@ -35,4 +35,6 @@ COPY skills /app/skills
 
 USER cognition
 WORKDIR /app
-ENTRYPOINT ["java", "-jar", "/app/cognition-streams.jar"]
+# An OutOfMemoryError anywhere ends the JVM (exit code 3) so the container's restart policy starts it again, rather
+# than leaving it up answering nothing (docs/operations.md). More JVM options: JAVA_TOOL_OPTIONS.
+ENTRYPOINT ["java", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/cognition-streams.jar"]

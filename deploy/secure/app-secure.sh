@@ -16,4 +16,5 @@ PROPERTIES
 [ -n "${COGNITION_PASSWORD_ADMIN:-}" ] && write admin "$COGNITION_PASSWORD_ADMIN"
 [ -n "${COGNITION_PASSWORD_APP:-}" ] && write app "$COGNITION_PASSWORD_APP"
 [ -n "${COGNITION_PASSWORD_GOVERNANCE:-}" ] && write governance "$COGNITION_PASSWORD_GOVERNANCE"
-exec java -jar /app/cognition-streams.jar "$@"
+# As the image's entrypoint: an OutOfMemoryError ends the JVM (exit 3) for the restart policy.
+exec java -XX:+ExitOnOutOfMemoryError -jar /app/cognition-streams.jar "$@"

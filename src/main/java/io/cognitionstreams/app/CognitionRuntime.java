@@ -33,6 +33,8 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cognitionstreams.assembly.AssemblyTopology;
+import io.cognitionstreams.assembly.MemoryWriter;
 import io.cognitionstreams.assembly.Personas;
 import io.cognitionstreams.clients.GroupTimeouts;
 import io.cognitionstreams.clients.TopicReader;
@@ -75,6 +77,7 @@ public final class CognitionRuntime implements AutoCloseable {
     /** After the application id, the workers' group ids; their transactional ids go on from there. */
     private static final String MODEL_WORKER = "-model-worker";
     private static final String EXECUTOR = "-executor";
+    private static final String MEMORY_WRITER = "-memory-writer";
     /** How often an instance looks for another gone from the groups: a fraction of a takeover's few seconds. */
     private static final Duration FENCE_LOOK = Duration.ofMillis(500);
     /** How long the readiness check waits for the brokers; a probe given less time counts the wait as a failure. */
@@ -137,6 +140,11 @@ public final class CognitionRuntime implements AutoCloseable {
      */
     public static CognitionRuntime start(Settings settings, Map<String, Skill> skills,
                                          Map<String, Object> governance) {
+        if (!FatalErrors.jvmEndsOnOutOfMemory()) {
+            LOG.warn("this JVM runs without -XX:+ExitOnOutOfMemoryError: an OutOfMemoryError outside the app's "
+                    + "stream threads (the embedded broker's) would leave the process up and answering nothing; "
+                    + "bin/cognition and the container image set it (docs/operations.md)");
+        }
         Map<String, Object> client = settings.clientConfig();
         Topics topics;
         try (Admin admin = Admin.create(client)) {
@@ -148,6 +156,7 @@ public final class CognitionRuntime implements AutoCloseable {
                     settings.tenants());
         }
         requireRoomForLetters(topics.limits());
+        int memoryPartitions = memoryPartitions(client, topics);
         Map<String, Object> publisher = new HashMap<>(governance);
         publisher.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         if (!skills.isEmpty()) {
@@ -161,6 +170,7 @@ public final class CognitionRuntime implements AutoCloseable {
             String capability = entry.getKey();
             Properties props = StreamsSettings.of(settings, capability,
                     entry.getValue().secondaryInputs().apply(topics));
+            props.put(AssemblyTopology.MEMORY_PARTITIONS_CONFIG, memoryPartitions);
             // Kafka's clients, without the rebalance after a corrupted task that loses records (StreamsClients).
             KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props,
                     new StreamsClients());
@@ -171,6 +181,9 @@ public final class CognitionRuntime implements AutoCloseable {
             app.setStateListener(restoreLog);
             app.setGlobalStateRestoreListener(restoreLog);
             app.setUncaughtExceptionHandler(error -> {
+                if (FatalErrors.outOfMemory(error)) {
+                    FatalErrors.haltOnOutOfMemory(capability + "'s stream thread", error);
+                }
                 LOG.error("{} stream thread failed, replacing it", capability, error);
                 return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
             });
@@ -198,6 +211,9 @@ public final class CognitionRuntime implements AutoCloseable {
                 resilient.close();
             }
         }));
+        workers.add(Worker.of("memory-writer", new MemoryWriter(client, settings.applicationId() + MEMORY_WRITER,
+                InstanceId.of(settings.stateDir()), topics, parts.memoryModel(), memoryPartitions,
+                settings.tuning().sessionTimeout()), () -> { }));
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
         }
@@ -208,7 +224,8 @@ public final class CognitionRuntime implements AutoCloseable {
         // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): abort what
         // is ours and safe to, say where the rest is.
         List<String> ownPrefixes = new ArrayList<>(List.of(settings.applicationId() + MODEL_WORKER + "-",
-                settings.applicationId() + EXECUTOR + "-", settings.applicationId() + CouncilRoles.GROUP));
+                settings.applicationId() + EXECUTOR + "-", settings.applicationId() + CouncilRoles.GROUP,
+                settings.applicationId() + MEMORY_WRITER + "-"));
         streams.keySet().forEach(capability -> ownPrefixes.add(
                 StreamsSettings.applicationId(settings.applicationId(), capability) + "-"));
         TransactionWatch watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),
@@ -226,7 +243,8 @@ public final class CognitionRuntime implements AutoCloseable {
                             // KIP-1071's streams groups have no static members to tell an instance by, and are not
                             // consumer groups to describe: only the workers' ids are fenced there.
                             : List.of(),
-                    List.of(settings.applicationId() + MODEL_WORKER, settings.applicationId() + EXECUTOR)),
+                    List.of(settings.applicationId() + MODEL_WORKER, settings.applicationId() + EXECUTOR,
+                            settings.applicationId() + MEMORY_WRITER)),
                     FENCE_LOOK);
         }
         CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, restoreLogs, workers, watch);
@@ -291,6 +309,34 @@ public final class CognitionRuntime implements AutoCloseable {
                 tools.mcpServers().size(), String.join(", ", servers.names()), shell.isPresent() ? " and shell.run"
                         : "", signer.keyId());
         return Worker.of("executor", executor, servers);
+    }
+
+    /**
+     * Memory entries sit in the partition of their scope's owner, beside the owner's requests, which the assembly
+     * reads together: cognition.memory needs as many partitions as the requests topics.
+     */
+    private static int memoryPartitions(Map<String, Object> client, Topics topics) {
+        try (Admin admin = Admin.create(client)) {
+            List<String> names = new ArrayList<>(topics.requestTopicNames());
+            names.add(Topics.COGNITION_MEMORY);
+            Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames().get();
+            int memory = described.get(Topics.COGNITION_MEMORY).partitions().size();
+            for (String requests : topics.requestTopicNames()) {
+                int count = described.get(requests).partitions().size();
+                if (count != memory) {
+                    throw new IllegalStateException(Topics.COGNITION_MEMORY + " has " + memory + " partitions but "
+                            + requests + " has " + count + ": memory sits beside its sessions' requests and needs as "
+                            + "many (recreate the smaller topic with as many partitions)");
+                }
+            }
+            return memory;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot describe " + Topics.COGNITION_MEMORY + ": "
+                    + e.getCause().getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     /** The executor writes a decision's ledger entry to the same partition number: the ledger needs as many. */

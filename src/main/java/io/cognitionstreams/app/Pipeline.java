@@ -16,7 +16,6 @@ import org.apache.kafka.streams.TopologyConfig;
 import io.cognitionstreams.assembly.AssemblyTopology;
 import io.cognitionstreams.assembly.ContextLayers;
 import io.cognitionstreams.assembly.FieldCompressor;
-import io.cognitionstreams.assembly.MemoryRetention;
 import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
@@ -69,7 +68,7 @@ public final class Pipeline {
     /** The domain objects the topologies wrap, built once per app. */
     public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper,
                         CouncilSettings council, DecisionSignatures.Signer signer, int autoContinueSteps,
-                        SessionBudgets budgets, MemoryRetention memoryRetention, EmbeddingModel memoryModel) {
+                        SessionBudgets budgets, Settings.MemorySettings memory, EmbeddingModel memoryModel) {
 
         /** Signs the app's council messages with the gatekeeper's key when the council requires signatures. */
         public CouncilSeal seal() {
@@ -120,7 +119,7 @@ public final class Pipeline {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                     ContextLayers.defaults(compressor, calling), compressor, calling), router, gatekeeper, council,
-                    signer, autoContinueSteps, budgets, memory.retention(), Pipeline.memoryModel(memory.embedder()));
+                    signer, autoContinueSteps, budgets, memory, Pipeline.memoryModel(memory.embedder()));
         }
     }
 
@@ -147,12 +146,13 @@ public final class Pipeline {
     /** Each capability, by name, in the order records flow through them. */
     public static Map<String, Capability> capabilities(Parts parts) {
         Map<String, Capability> capabilities = new LinkedHashMap<>();
-        // Routing owns llm.outputs. tool.decisions is written by the gatekeeper and read here only, so a bad record
-        // on it is this capability's to dead-letter.
+        // Routing owns llm.outputs, governance cognition.memory. tool.decisions is written by the gatekeeper and read
+        // here only, so a bad record on it is this capability's to dead-letter.
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
                 AssemblyTopology.build(builder, topics, parts.assembler(), parts.memoryModel(),
-                        parts.autoContinueSteps(), parts.budgets(), parts.memoryRetention(), parts.seal()),
-                topics -> Set.of(Topics.LLM_OUTPUTS)));
+                        parts.autoContinueSteps(), parts.budgets(), parts.memory().retention(), parts.memory().shelves(),
+                        parts.seal()),
+                topics -> Set.of(Topics.LLM_OUTPUTS, Topics.COGNITION_MEMORY)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router(), parts.seal()), topics -> Set.of()));
         capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->

@@ -11,6 +11,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 
 import io.cognitionstreams.assembly.MemoryRetention;
 import io.cognitionstreams.assembly.SessionBudgets;
+import io.cognitionstreams.assembly.MemoryShelves;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.gatekeeper.ApprovalRule;
@@ -178,10 +179,13 @@ public record Settings(String bootstrapServers, String applicationId, Path state
      * @param groupProtocol   how the stream threads' groups rebalance (the workers' are classic either way)
      * @param fenceDeparted   fence the transactional ids of another instance as soon as it has left every group
      *                        ({@code DepartedInstances}), rather than wait for its transactions' timeout
+     * @param stateStoreMemory bytes every RocksDB store of the process shares, off the heap: block cache, index and
+     *                        filter blocks and memtables ({@link RocksDbMemory})
      */
     public record Tuning(Duration commitInterval, int standbyReplicas, int assemblyThreads,
                          Duration hangingTransactionAfter, boolean abortHangingTransactions,
-                         Duration sessionTimeout, GroupProtocol groupProtocol, boolean fenceDeparted) {
+                         Duration sessionTimeout, GroupProtocol groupProtocol, boolean fenceDeparted,
+                         long stateStoreMemory) {
 
         public static final int DEFAULT_COMMIT_INTERVAL_MS = 25;
         public static final int DEFAULT_ASSEMBLY_THREADS = 1;
@@ -200,22 +204,27 @@ public record Settings(String bootstrapServers, String applicationId, Path state
             if (sessionTimeout.isNegative() || sessionTimeout.isZero()) {
                 throw new IllegalArgumentException("the session timeout must be positive, was " + sessionTimeout);
             }
+            if (stateStoreMemory < 1024 * 1024) {
+                throw new IllegalArgumentException("the state stores need at least 1 MiB, was " + stateStoreMemory
+                        + " bytes");
+            }
         }
 
         /** The same, reporting hanging transactions without aborting any. */
         public Tuning reportingOnly() {
             return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter, false,
-                    sessionTimeout, groupProtocol, fenceDeparted);
+                    sessionTimeout, groupProtocol, fenceDeparted, stateStoreMemory);
         }
 
         public Tuning withSessionTimeout(Duration timeout) {
             return new Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
-                    abortHangingTransactions, timeout, groupProtocol, fenceDeparted);
+                    abortHangingTransactions, timeout, groupProtocol, fenceDeparted, stateStoreMemory);
         }
 
         public static Tuning defaults() {
             return new Tuning(Duration.ofMillis(DEFAULT_COMMIT_INTERVAL_MS), 0, DEFAULT_ASSEMBLY_THREADS,
-                    Duration.ofMinutes(15), true, Duration.ofSeconds(15), GroupProtocol.CLASSIC, true);
+                    Duration.ofMinutes(15), true, Duration.ofSeconds(15), GroupProtocol.CLASSIC, true,
+                    RocksDbMemory.DEFAULT_BUDGET);
         }
     }
 
@@ -298,12 +307,27 @@ public record Settings(String bootstrapServers, String applicationId, Path state
         ANTHROPIC
     }
 
-    /** Episodic memory: how much each scope keeps, and which model embeds prompts and memories. */
-    public record MemorySettings(MemoryRetention retention, MemoryEmbedder embedder) {
+    /**
+     * Episodic memory: how much each scope keeps, which model embeds prompts and memories, and how much of it an
+     * instance keeps in its heap.
+     *
+     * @param cacheBytes heap for the memory scopes in use (their shelves), shared by the instance's tasks
+     * @param idle       a scope unused this long leaves the heap (it stays in its task's store)
+     */
+    public record MemorySettings(MemoryRetention retention, MemoryEmbedder embedder, long cacheBytes,
+                                 Duration idle) {
+
+        public static final String DEFAULT_IDLE = "24h";
 
         /** MiniLM: the static table is 100 times cheaper but misses the recall target (docs/benchmarks.md). */
         public static MemorySettings defaults() {
-            return new MemorySettings(MemoryRetention.defaults(), MemoryEmbedder.MINILM);
+            return new MemorySettings(MemoryRetention.defaults(), MemoryEmbedder.MINILM,
+                    MemoryShelves.DEFAULT_MAX_BYTES, Duration.ofHours(24));
+        }
+
+        /** The heap for the scopes in use, as each instance of the assembly holds it. */
+        public MemoryShelves shelves() {
+            return new MemoryShelves(cacheBytes, idle);
         }
     }
 

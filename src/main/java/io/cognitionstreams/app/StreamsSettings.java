@@ -35,6 +35,7 @@ public final class StreamsSettings {
                 ? Math.max(settings.streamThreads(), settings.tuning().assemblyThreads()) : settings.streamThreads());
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.tuning().commitInterval().toMillis());
         props.putAll(errorHandling());
+        props.putAll(bounded(settings));
         props.put(DeadLetterHandler.SECONDARY_INPUTS, String.join(",", new java.util.TreeSet<>(secondaryInputs)));
         // What a dead instance's open transaction holds its outputs' readers for, until the broker aborts it.
         props.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
@@ -49,6 +50,33 @@ public final class StreamsSettings {
         settings.schemaRegistryUrl().ifPresent(url -> props.put(AvroSerdes.SCHEMA_REGISTRY_URL, url));
         return props;
     }
+
+    /**
+     * What a capability may hold in memory however far behind it is: a backlog of any size waits in Kafka, not in
+     * the heap. Kafka Streams' defaults suit one application per JVM with the heap to itself; here six share it with
+     * the embedded broker, and their defaults add up to more than the default heap (1,000 records buffered per input
+     * partition, a 10 MiB record cache, 32 MiB of producer buffer per thread, fetches of up to 50 MiB), which a
+     * backlog fills. RocksDB's memory is one budget for the process ({@link RocksDbMemory}).
+     */
+    static Properties bounded(Settings settings) {
+        Properties props = new Properties();
+        props.put(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG, BUFFERED_RECORDS_PER_PARTITION);
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, CACHE_BYTES);
+        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_BYTES_CONFIG), FETCH_MAX_BYTES);
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.BUFFER_MEMORY_CONFIG), PRODUCER_BUFFER_BYTES);
+        props.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, RocksDbMemory.class);
+        props.put(RocksDbMemory.BUDGET_CONFIG, settings.tuning().stateStoreMemory());
+        return props;
+    }
+
+    /** Records Kafka Streams buffers per input partition before it pauses fetching it. */
+    static final int BUFFERED_RECORDS_PER_PARTITION = 200;
+    /** Each capability's record cache across its threads. */
+    static final long CACHE_BYTES = 4L * 1024 * 1024;
+    /** What one fetch may bring back, over all its partitions. */
+    public static final int FETCH_MAX_BYTES = 8 * 1024 * 1024;
+    /** What a producer may hold unsent before send blocks. */
+    public static final long PRODUCER_BUFFER_BYTES = 8L * 1024 * 1024;
 
     /** The group settings the classic protocol takes from each client. */
     private static Properties classicGroup(Settings settings, String capability) {

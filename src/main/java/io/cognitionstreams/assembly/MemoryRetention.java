@@ -2,15 +2,13 @@ package io.cognitionstreams.assembly;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * How much episodic memory a scope keeps: at most {@code maxEntries} entries, none written longer than
- * {@code maxAge} ago. Without a bound memory grows for ever, and with it every search (exact: a scan of the scope)
- * and every instance's heap, since every instance holds every entry. What is over the bound is forgotten with a
- * tombstone on cognition.memory, oldest first, so every instance's global store and index drop it, and compaction
- * removes it from the topic.
+ * {@code maxAge} ago. Without a bound memory grows for ever, and with it every search of the scope and the store of
+ * the task that holds it. What is over the bound is forgotten by that task, with a tombstone on cognition.memory,
+ * oldest first, and compaction removes it from the topic.
  *
  * @param maxEntries entries a scope keeps, counting repeated texts; 0 keeps any number
  * @param maxAge     how long an entry is kept after it was written; zero keeps entries of any age
@@ -22,6 +20,8 @@ public record MemoryRetention(int maxEntries, Duration maxAge) {
     public static final String DEFAULT_MAX_AGE = "90d";
     /** How often the sweep looks for entries that aged past the bound, which no write would find. */
     public static final Duration SWEEP_EVERY = Duration.ofMinutes(1);
+    /** Entries the sweep looks at each time, per task: a task holding a million goes round in under two hours. */
+    public static final int SWEEP_ENTRIES = 10_000;
 
     public MemoryRetention {
         if (maxEntries < 0) {
@@ -42,28 +42,23 @@ public record MemoryRetention(int maxEntries, Duration maxAge) {
     }
 
     /**
-     * What to forget as entry {@code id} is written into {@code scope}: the scope's entries too old at {@code now},
-     * and the oldest beyond what leaves room for the new one. The index does not hold the new entry yet (the global
-     * store loads it after the write), so it is counted here; an entry it already holds there replaces itself.
+     * What of {@code shelf}'s scope is over the bound at {@code now}, oldest first: its entries too old, and the
+     * oldest beyond the count. Judged as each entry is kept, so a scope is never over its count for longer than a
+     * write.
      */
-    public List<String> onWrite(MemoryIndex index, String scope, String id, Instant now) {
-        boolean replaces = index.scopeOf(id).filter(scope::equals).isPresent();
-        return over(index, scope, replaces ? 0 : 1, now);
-    }
-
-    /** Every scope's entries over the bound at {@code now}, scope by scope in name order. */
-    public List<String> sweep(MemoryIndex index, Instant now) {
-        List<String> over = new ArrayList<>();
-        index.scopes().stream().sorted().forEach(scope -> over.addAll(over(index, scope, 0, now)));
-        return over;
-    }
-
-    private List<String> over(MemoryIndex index, String scope, int incoming, Instant now) {
+    List<String> over(Shelf shelf, Instant now) {
         if (!bounded()) {
             return List.of();
         }
-        int keep = maxEntries == 0 ? Integer.MAX_VALUE : maxEntries - incoming;
-        long writtenBefore = maxAge.isZero() ? Long.MIN_VALUE : now.minus(maxAge).toEpochMilli();
-        return index.overBound(scope, keep, writtenBefore);
+        return shelf.overBound(maxEntries == 0 ? Integer.MAX_VALUE : maxEntries, writtenBefore(now));
+    }
+
+    /** Whether an entry written at {@code writtenAt} is past the age bound at {@code now}. */
+    public boolean tooOld(Instant writtenAt, Instant now) {
+        return !maxAge.isZero() && writtenAt.toEpochMilli() < writtenBefore(now);
+    }
+
+    private long writtenBefore(Instant now) {
+        return maxAge.isZero() ? Long.MIN_VALUE : now.minus(maxAge).toEpochMilli();
     }
 }

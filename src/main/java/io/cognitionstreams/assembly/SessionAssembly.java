@@ -11,6 +11,8 @@ import java.util.TreeSet;
 import io.cognitionstreams.council.CouncilIds;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.embeddings.EmbeddingModel;
+import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.prompt.PromptRenderer;
@@ -21,6 +23,8 @@ import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.HistoryImport;
 import io.cognitionstreams.schema.LlmOutput;
+import io.cognitionstreams.schema.MemoryLookup;
+import io.cognitionstreams.schema.MemoryRecall;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.SessionState;
@@ -35,6 +39,7 @@ import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.TurnSettings;
 import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.schema.WaitingTurn;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.telemetry.Meters;
 
@@ -73,6 +78,43 @@ public final class SessionAssembly {
 
         /** The tools executors offer. */
         Collection<ToolDescriptor> tools();
+
+        /** Whether this task holds {@code scope}'s memories; else another task does, and is asked (MemoryLookup). */
+        boolean holdsScope(String scope);
+
+        /** What a turn of {@code scope}, which this task holds, may recall ({@link EpisodicMemory#in}). */
+        AssemblyInput.MemorySearch memories(String scope, Optional<Instant> asOf);
+
+        /** The session's turn {@code sequence} among those waiting for memories, if it still waits. */
+        Optional<WaitingTurn> waiting(String session, long sequence);
+
+        void waiting(String session, long sequence, WaitingTurn turn);
+
+        void doneWaiting(String session, long sequence);
+    }
+
+    /** Where the record a turn came in sits, and its key: what its events and its dead letter name. */
+    public record Origin(String topic, int partition, long offset) {
+        PipelineEvents.Source source() {
+            return new PipelineEvents.Source(topic, partition, offset);
+        }
+    }
+
+    /**
+     * What became of an arriving request: assembled now by the caller ({@link #assemble}), or waiting behind the
+     * session's earlier turns or for the memories of a scope another task holds, which {@code lookup} asks for.
+     */
+    public record Arrival(boolean now, Optional<MemoryLookup> lookup) {
+        static final Arrival NOW = new Arrival(true, Optional.empty());
+    }
+
+    /** What a waiting turn gives, once its turn comes: a turn to write and remember, or its refusal. */
+    public interface Drain {
+        /** Writes the turn's packet and events, then remembers it ({@link Turn#remember}). */
+        void assembled(Turn turn, WaitingTurn waited);
+
+        /** Writes the event and dead letter of a request that gets no packet. */
+        void refused(WaitingTurn waited, RuntimeException why);
     }
 
     /** A store iterator over a history, which must be closed. */
@@ -111,20 +153,117 @@ public final class SessionAssembly {
     static final int MAX_PERSONAS_NAMED = 50;
 
     private final PacketAssembler assembler;
-    private final EpisodicMemory episodic;
+    private final EmbeddingModel memoryModel;
     private final int autoContinueSteps;
     private final SessionBudgets budgets;
 
     /**
+     * @param memoryModel       what embeds the prompts of turns whose memories another task holds
      * @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none
      * @param budgets           what a session may spend before it no longer continues on its own
      */
-    public SessionAssembly(PacketAssembler assembler, EpisodicMemory episodic, int autoContinueSteps,
+    public SessionAssembly(PacketAssembler assembler, EmbeddingModel memoryModel, int autoContinueSteps,
                            SessionBudgets budgets) {
         this.assembler = assembler;
-        this.episodic = episodic;
+        this.memoryModel = memoryModel;
         this.autoContinueSteps = autoContinueSteps;
         this.budgets = budgets;
+    }
+
+    /**
+     * A request as it arrives: assembled at once when the session has no turn waiting and this task holds its
+     * memory scope; else it waits, in order behind the session's earlier turns, and when another task holds its scope
+     * a lookup carries its prompt's embedding there. Waiting keeps a session's turns in the order they came, whatever
+     * order their memories come back in.
+     *
+     * @throws InvalidRecordException the request breaks a rule: dead-lettered as it arrives, never held
+     */
+    public Arrival arrive(Memory memory, CognitionRequest unchecked, Origin origin) {
+        CognitionRequest valid = RequestValidator.requireValid(unchecked);
+        String session = valid.getSessionId();
+        SessionState state = memory.state(session);
+        boolean waiting = state.getWaitingUntil() > state.getWaitingFrom();
+        // The scope it will be assembled with once the turns before it are: theirs when it names none.
+        String scope = valid.getMemoryScope() != null ? valid.getMemoryScope()
+                : waiting && state.getWaitingScope() != null ? state.getWaitingScope()
+                : MemoryScopes.orSession(state.getMemoryScope(), session);
+        boolean held = memory.holdsScope(scope);
+        if (!waiting && held) {
+            return Arrival.NOW;
+        }
+        long sequence = state.getWaitingUntil();
+        memory.waiting(session, sequence, WaitingTurn.newBuilder().setRequest(valid).setScope(scope)
+                .setSourceTopic(origin.topic()).setSourcePartition(origin.partition())
+                .setSourceOffset(origin.offset()).build());
+        memory.state(session, SessionState.newBuilder(state).setWaitingFrom(waiting ? state.getWaitingFrom()
+                : sequence).setWaitingUntil(sequence + 1).setWaitingScope(scope).build());
+        if (held) {
+            return new Arrival(false, Optional.empty());
+        }
+        return new Arrival(false, Optional.of(MemoryLookup.newBuilder().setSessionId(session).setSequence(sequence)
+                .setScope(scope).setQuery(Vectors.toBytes(Vectors.unit(memoryModel.embedder()
+                        .embed(List.of(valid.getUserPrompt())).get(0))))
+                .setEmbeddingModel(memoryModel.name()).setK(ContextLayers.MEMORY_TOP_K)
+                .setWrittenUntil(valid.getMemoryAsOf()).build()));
+    }
+
+    /**
+     * The memories a lookup asked for are back: the turn takes them, and the session's waiting turns are assembled,
+     * in order, as far as each has what it needs.
+     */
+    public void recalled(Memory memory, MemoryRecall recall, Drain drain) {
+        Optional<WaitingTurn> turn = memory.waiting(recall.getSessionId(), recall.getSequence());
+        if (turn.isEmpty() || turn.get().getRecalled() != null) {
+            return;
+        }
+        memory.waiting(recall.getSessionId(), recall.getSequence(), WaitingTurn.newBuilder(turn.get())
+                .setRecalled(recall.getRecalled()).build());
+        drain(memory, recall.getSessionId(), drain);
+    }
+
+    /**
+     * Assembles the session's waiting turns from the first, as long as each has its memories (or this task holds its
+     * scope); a turn that cannot be assembled is refused, never left to hold up the ones after it.
+     */
+    public void drain(Memory memory, String session, Drain drain) {
+        while (true) {
+            SessionState state = memory.state(session);
+            long first = state.getWaitingFrom();
+            if (first >= state.getWaitingUntil()) {
+                return;
+            }
+            Optional<WaitingTurn> head = memory.waiting(session, first);
+            if (head.isPresent() && head.get().getRecalled() == null && !memory.holdsScope(head.get().getScope())) {
+                return;
+            }
+            if (head.isPresent()) {
+                WaitingTurn waited = head.get();
+                Turn turn = null;
+                try {
+                    turn = assemble(memory, waited.getRequest(), origin(waited).source(),
+                            Optional.ofNullable(waited.getRecalled()));
+                } catch (RuntimeException e) {
+                    drain.refused(waited, e);
+                }
+                if (turn != null) {
+                    try {
+                        drain.assembled(turn, waited);
+                    } catch (RuntimeException e) {
+                        drain.refused(waited, e);
+                    }
+                }
+                memory.doneWaiting(session, first);
+            }
+            SessionState after = memory.state(session);
+            boolean last = first + 1 >= after.getWaitingUntil();
+            memory.state(session, SessionState.newBuilder(after).setWaitingFrom(first + 1)
+                    .setWaitingScope(last ? null : after.getWaitingScope()).build());
+        }
+    }
+
+    /** Where a waiting turn's request came in. */
+    public static Origin origin(WaitingTurn waited) {
+        return new Origin(waited.getSourceTopic(), waited.getSourcePartition(), waited.getSourceOffset());
     }
 
     /**
@@ -133,6 +272,12 @@ public final class SessionAssembly {
      * @throws TokenBudgetException   a field cannot be brought within its budget: no packet, never a cut one
      */
     public Turn assemble(Memory memory, CognitionRequest unchecked, PipelineEvents.Source source) {
+        return assemble(memory, unchecked, source, Optional.empty());
+    }
+
+    /** @param recalled what another task's search of the turn's scope found, when that task holds the scope */
+    private Turn assemble(Memory memory, CognitionRequest unchecked, PipelineEvents.Source source,
+                          Optional<List<String>> recalled) {
         CognitionRequest valid = RequestValidator.requireValid(unchecked);
         String session = valid.getSessionId();
         SessionState state = memory.state(session);
@@ -150,8 +295,10 @@ public final class SessionAssembly {
         long historyUntil = request.getHistoryUntil() != null
                 ? Math.min(request.getHistoryUntil(), state.getNextSequence()) : state.getNextSequence();
         // A re-run turn recalls its scope as it was when the original turn was asked for (memory_as_of).
-        AssemblyInput.MemorySearch recall = episodic.in(request.getMemoryScope(),
-                Optional.ofNullable(request.getMemoryAsOf()));
+        AssemblyInput.MemorySearch recall = recalled.<AssemblyInput.MemorySearch>map(found -> (query, k) ->
+                found.stream().limit(k).toList())
+                .orElseGet(() -> memory.memories(request.getMemoryScope(),
+                        Optional.ofNullable(request.getMemoryAsOf())));
         PacketAssembler.Assembly assembly;
         try (History recent = memory.newestFirst(session, historyUntil, counter)) {
             assembly = assembler.assemble(new AssemblyInput(request, source,

@@ -1,10 +1,12 @@
 package io.cognitionstreams.assembly;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -19,6 +21,7 @@ import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolDescriptor;
+import io.cognitionstreams.schema.WaitingTurn;
 import io.cognitionstreams.tokens.TokenCounter;
 
 /**
@@ -31,20 +34,56 @@ final class SessionStore implements SessionAssembly.Memory {
 
     private final KeyValueStore<String, SessionState> sessions;
     private final KeyValueStore<String, HistoryEntry> history;
+    private final KeyValueStore<String, WaitingTurn> waiting;
+    private final EpisodicMemory episodic;
+    private final Predicate<String> holdsScope;
     private final ReadOnlyKeyValueStore<String, Skill> skills;
     private final ReadOnlyKeyValueStore<String, Identity> identity;
     private final ReadOnlyKeyValueStore<String, Persona> personas;
     private final ReadOnlyKeyValueStore<String, ToolDescriptor> tools;
 
+    /**
+     * @param episodic   the memories of the scopes this task holds
+     * @param holdsScope whether this task holds a scope's memories
+     */
     SessionStore(KeyValueStore<String, SessionState> sessions, KeyValueStore<String, HistoryEntry> history,
+                 KeyValueStore<String, WaitingTurn> waiting, EpisodicMemory episodic, Predicate<String> holdsScope,
                  ReadOnlyKeyValueStore<String, Skill> skills, ReadOnlyKeyValueStore<String, Identity> identity,
                  ReadOnlyKeyValueStore<String, Persona> personas, ReadOnlyKeyValueStore<String, ToolDescriptor> tools) {
         this.sessions = sessions;
         this.history = history;
+        this.waiting = waiting;
+        this.episodic = episodic;
+        this.holdsScope = holdsScope;
         this.skills = skills;
         this.identity = identity;
         this.personas = personas;
         this.tools = tools;
+    }
+
+    @Override
+    public boolean holdsScope(String scope) {
+        return holdsScope.test(scope);
+    }
+
+    @Override
+    public AssemblyInput.MemorySearch memories(String scope, Optional<Instant> asOf) {
+        return episodic.in(scope, asOf);
+    }
+
+    @Override
+    public Optional<WaitingTurn> waiting(String session, long sequence) {
+        return Optional.ofNullable(waiting.get(key(session, sequence)));
+    }
+
+    @Override
+    public void waiting(String session, long sequence, WaitingTurn turn) {
+        waiting.put(key(session, sequence), turn);
+    }
+
+    @Override
+    public void doneWaiting(String session, long sequence) {
+        waiting.delete(key(session, sequence));
     }
 
     static String key(String session, long sequence) {

@@ -291,6 +291,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("group.streams.min.heartbeat.interval.ms", "500");
         props.put("log.cleaner.dedupe.buffer.size", "2097152");
         props.put("controlled.shutdown.enable", "false");
+        // Requests read but not yet handled, in bytes: unbounded by default (500 of up to 100 MiB each), which a
+        // burst of producers could fill in the heap the broker shares with the app; past this the broker stops
+        // reading. One request may hold 16 MiB (the clients send 1 MiB at most: max.request.size).
+        props.put("socket.request.max.bytes", String.valueOf(16 * 1024 * 1024));
+        props.put("queued.max.request.bytes", String.valueOf(64L * 1024 * 1024));
         return props;
     }
 

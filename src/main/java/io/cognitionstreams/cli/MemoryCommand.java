@@ -1,8 +1,10 @@
 package io.cognitionstreams.cli;
 
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -12,20 +14,27 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Deserializer;
 
 import io.cognitionstreams.app.Pipeline;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.assembly.EpisodicMemory;
 import io.cognitionstreams.assembly.MemoryIndex;
+import io.cognitionstreams.assembly.MemoryWrite;
+import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.embeddings.EmbeddingModel;
+import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.GlobalMirror;
 import picocli.CommandLine.ArgGroup;
@@ -39,7 +48,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "memory",
         description = {"Lists, searches and forgets episodic memories: the compacted cognition.memory topic, read "
-                + "(read_committed) as every instance's global store holds it (docs/assembly.md).",
+                + "(read_committed) as the app's memory stores hold it (docs/assembly.md).",
                 "A scope or session that holds no memory is an error (exit 1), and so is a scope no request could "
                         + "name (exit 2); nothing is written then."},
         subcommands = {MemoryCommand.ListMemories.class, MemoryCommand.Search.class, MemoryCommand.Forget.class})
@@ -94,39 +103,76 @@ final class MemoryCommand implements Callable<Integer> {
         }
     }
 
-    /** An entry as these commands show it: everything but its vector, which only a search needs. */
+    /**
+     * An entry as these commands show it: everything but its vector, which only a search needs, and the partition it
+     * sits in (its owner's; one written before memory was partitioned by owner sits elsewhere until the app moves it).
+     */
     record Held(String blockId, String scope, String session, Marker marker, String text, Instant writtenAt,
-                String source) {
+                String source, int partition) {
         static final Comparator<Held> OLDEST_FIRST = Comparator.comparing(Held::writtenAt)
                 .thenComparing(Held::blockId);
 
-        static Held of(MemoryEntry entry) {
+        static Held of(MemoryEntry entry, int partition) {
             String source = entry.getSourceTopic() == null ? "-" : entry.getSourceTopic() + "-"
                     + entry.getSourcePartition() + "@" + entry.getSourceOffset();
-            return new Held(entry.getBlockId(), MemoryScopes.orSession(entry.getScope(), entry.getSessionId()),
-                    entry.getSessionId(), entry.getMarker(), entry.getText(), EpisodicMemory.writtenAt(entry),
-                    source);
+            return new Held(entry.getBlockId(), EpisodicMemory.scopeOf(entry), entry.getSessionId(),
+                    entry.getMarker(), entry.getText(), EpisodicMemory.writtenAt(entry), source, partition);
         }
     }
 
-    /** Every entry the app holds now, oldest first; entries the app refuses are left out, as its stores leave them. */
+    /**
+     * Every entry the app holds now, oldest first; entries the app refuses are left out, as its stores leave them.
+     * Read partition by partition, since a block's entry may be in two for a moment while the app moves it to its
+     * owner's: each partition's latest record of a key is what that partition holds.
+     */
     static List<Held> held(ClusterOptions cluster, GlobalMirror.Listener<MemoryEntry> alsoTell) {
         Map<String, Held> held = new HashMap<>();
-        GlobalMirror.replay(cluster.clientConfig(), cluster.topics().memory, MemoryEntries::refuse,
-                new GlobalMirror.Listener<>() {
-                    @Override
-                    public void put(String key, MemoryEntry entry) {
-                        held.put(key, Held.of(entry));
-                        alsoTell.put(key, entry);
-                    }
-
-                    @Override
-                    public void delete(String key) {
-                        held.remove(key);
-                        alsoTell.delete(key);
-                    }
-                });
+        Topic<String, MemoryEntry> memory = cluster.topics().memory;
+        Deserializer<MemoryEntry> values = memory.valueSerde().deserializer();
+        TopicReader.readToEnd(cluster.clientConfig(), memory.name(), Optional.empty(), record -> {
+            if (record.key() == null) {
+                return;
+            }
+            String key = new String(record.key(), StandardCharsets.UTF_8);
+            String at = record.partition() + "/" + key;
+            MemoryEntry entry = null;
+            if (record.value() != null) {
+                try {
+                    entry = values.deserialize(memory.name(), record.headers(), record.value());
+                } catch (RuntimeException e) {
+                    return;
+                }
+                if (MemoryEntries.refuse(key, entry).isPresent()) {
+                    return;
+                }
+            }
+            if (entry == null) {
+                held.remove(at);
+                alsoTell.delete(at);
+            } else {
+                held.put(at, Held.of(entry, record.partition()));
+                alsoTell.put(at, entry);
+            }
+        });
         return held.values().stream().sorted(Held.OLDEST_FIRST).toList();
+    }
+
+    private static float[] embedded(EmbeddingModel model, String query) {
+        return Vectors.unit(model.embedder().embed(List.of(query)).get(0));
+    }
+
+    /** How many partitions cognition.memory has: which one is each scope's owner's. */
+    private static int partitions(ClusterOptions cluster) {
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            return admin.describeTopics(List.of(Topics.COGNITION_MEMORY)).allTopicNames().get()
+                    .get(Topics.COGNITION_MEMORY).partitions().size();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot describe " + Topics.COGNITION_MEMORY + ": "
+                    + e.getCause().getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     static String names(List<String> names) {
@@ -247,7 +293,7 @@ final class MemoryCommand implements Callable<Integer> {
             List<Held> all = held(cluster, new GlobalMirror.Listener<>() {
                 @Override
                 public void put(String key, MemoryEntry entry) {
-                    if (Held.of(entry).scope().equals(scope)) {
+                    if (EpisodicMemory.scopeOf(entry).equals(scope)) {
                         EpisodicMemory.index(index, key, entry, model);
                     } else {
                         index.remove(key);
@@ -265,8 +311,8 @@ final class MemoryCommand implements Callable<Integer> {
                 return 1;
             }
             String query = String.join(" ", words);
-            List<MemoryIndex.Hit> hits = new EpisodicMemory(model, index).search(scope, query, top,
-                    until);
+            List<MemoryIndex.Hit> hits = index.nearest(scope, embedded(model, query), top,
+                    EpisodicMemory.MIN_SIMILARITY, until.map(Instant::toEpochMilli).orElse(Long.MAX_VALUE));
             PrintWriter out = spec.commandLine().getOut();
             hits.forEach(hit -> out.printf("%.3f  %s%n", hit.similarity(), DemoWatcher.oneLine(hit.text(),
                     TEXT_WIDTH)));
@@ -311,9 +357,20 @@ final class MemoryCommand implements Callable<Integer> {
                 return 1;
             }
             // All or nothing: a deletion request half done would leave memories the user asked to have deleted.
-            Transactions.sendAll(cluster.clientConfig(), "memory-forget", forgotten.stream()
-                    .map(held -> new ProducerRecord<byte[], byte[]>(Topics.COGNITION_MEMORY,
-                            ProduceCommand.utf8(held.blockId()), null)).toList(), sent -> { });
+            // Each tombstone in its entry's partition, naming its scope for the store that holds it; and in the
+            // owner's too when that is another, in case the app is moving the entry there right now.
+            int partitions = partitions(cluster);
+            List<ProducerRecord<byte[], byte[]>> tombstones = new ArrayList<>();
+            for (Held held : forgotten) {
+                for (int partition : new TreeSet<>(List.of(held.partition(),
+                        MemoryWrite.partitionOf(held.scope(), partitions)))) {
+                    ProducerRecord<byte[], byte[]> tombstone = new ProducerRecord<>(Topics.COGNITION_MEMORY,
+                            partition, ProduceCommand.utf8(held.blockId()), null);
+                    tombstone.headers().add(MemoryWrite.SCOPE_HEADER, ProduceCommand.utf8(held.scope()));
+                    tombstones.add(tombstone);
+                }
+            }
+            Transactions.sendAll(cluster.clientConfig(), "memory-forget", tombstones, sent -> { });
             spec.commandLine().getOut().printf("forgot %d memor%s of %s (scopes: %s; sessions: %s): tombstones on "
                             + "%s%n", forgotten.size(), forgotten.size() == 1 ? "y" : "ies", selection.describe(),
                     names(forgotten.stream().map(Held::scope).toList()),

@@ -33,8 +33,21 @@ final class MemoryOptions {
                     + "of the other model are embedded again from their text when loaded (default: ${DEFAULT-VALUE}).")
     Settings.MemoryEmbedder embedder;
 
+    @Option(names = "--memory-cache", paramLabel = "SIZE", defaultValue = "64MiB",
+            converter = ByteSizeConverter.class,
+            description = "Heap for the memory scopes in use, each instance's: their memories in compact form, "
+                    + "loaded from the state store when a turn needs them; past it the least used leave (default: "
+                    + "${DEFAULT-VALUE}, about 75,000 distinct memories).")
+    long cacheBytes;
+
+    @Option(names = "--session-idle", paramLabel = "DURATION", defaultValue = Settings.MemorySettings.DEFAULT_IDLE,
+            description = "A session or memory scope unused this long leaves the heap; everything of it stays in the "
+                    + "state stores and their changelogs and comes back with its next request (docs/assembly.md, "
+                    + "\"Idle sessions\") (default: ${DEFAULT-VALUE}).")
+    Duration idle;
+
     Settings.MemorySettings settings() {
-        return new Settings.MemorySettings(new MemoryRetention(maxEntries, maxAge), embedder);
+        return new Settings.MemorySettings(new MemoryRetention(maxEntries, maxAge), embedder, cacheBytes, idle);
     }
 
     /** Lower-case names on the command line, as the docs write them. */

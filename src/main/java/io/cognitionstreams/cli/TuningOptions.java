@@ -60,9 +60,16 @@ final class TuningOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     boolean fenceDeparted;
 
+    @Option(names = "--state-store-memory", defaultValue = "128MiB", paramLabel = "SIZE",
+            converter = ByteSizeConverter.class,
+            description = "Memory every state store of the process shares, off the heap: RocksDB's block cache, its "
+                    + "index and filter blocks and memtables. What sessions use lately stays in it; the rest is read "
+                    + "from disk when needed (default: ${DEFAULT-VALUE}).")
+    long stateStoreMemory;
+
     Settings.Tuning tuning() {
         return new Settings.Tuning(commitInterval, standbyReplicas, assemblyThreads, hangingTransactionAfter,
-                abortHangingTransactions, sessionTimeout, groupProtocol, fenceDeparted);
+                abortHangingTransactions, sessionTimeout, groupProtocol, fenceDeparted, stateStoreMemory);
     }
 
     /** Kafka's own spelling of group.protocol, lower case. */

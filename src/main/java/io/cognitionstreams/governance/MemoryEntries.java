@@ -5,11 +5,12 @@ import java.util.Set;
 
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.embeddings.StaticEmbedder;
+import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.schema.MemoryEntry;
 
 /**
- * What an episodic memory entry on cognition.memory must be to reach prompts: every instance holds every entry,
- * so one bad entry would be searched by every session. Depends on the entry alone, so the assembly's mirror that
+ * What an episodic memory entry on cognition.memory must be to reach prompts: one bad entry would be searched by
+ * every session of its scope. Depends on the entry alone, so the assembly's mirror that
  * skips an entry and the guard that dead-letters it agree.
  */
 public final class MemoryEntries {
@@ -39,15 +40,28 @@ public final class MemoryEntries {
             return Optional.of("embedded with " + entry.getEmbeddingModel() + ", memory is embedded with one of "
                     + MODELS.stream().sorted().toList());
         }
-        int dimension = entry.getEmbedding().size();
-        if (dimension != DIMENSION) {
-            return Optional.of(dimension + " dimensions, " + entry.getEmbeddingModel() + " vectors have " + DIMENSION);
+        if (entry.getVector() != null && entry.getVector().remaining() % Float.BYTES != 0) {
+            return Optional.of("the vector's " + entry.getVector().remaining() + " bytes are not a whole number of "
+                    + "4-byte floats");
         }
-        for (Float value : entry.getEmbedding()) {
+        float[] vector = entry.getVector() != null ? Vectors.fromBytes(entry.getVector()) : floats(entry);
+        if (vector.length != DIMENSION) {
+            return Optional.of(vector.length + " dimensions, " + entry.getEmbeddingModel() + " vectors have "
+                    + DIMENSION);
+        }
+        for (float value : vector) {
             if (!Float.isFinite(value)) {
                 return Optional.of("the embedding holds " + value + ": every value must be a finite number");
             }
         }
         return Optional.empty();
+    }
+
+    private static float[] floats(MemoryEntry entry) {
+        float[] vector = new float[entry.getEmbedding().size()];
+        for (int i = 0; i < vector.length; i++) {
+            vector[i] = entry.getEmbedding().get(i);
+        }
+        return vector;
     }
 }

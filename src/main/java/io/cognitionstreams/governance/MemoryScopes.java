@@ -31,6 +31,15 @@ public final class MemoryScopes {
     }
 
     /**
+     * Who holds {@code scope}'s memories: the session of a session's own scope, the scope itself otherwise. Memory
+     * entries are partitioned by it, as requests are by session, so a session's own memories sit in the partition of
+     * its requests, and a shared scope's in one partition of its own.
+     */
+    public static String owner(String scope) {
+        return scope.startsWith(SESSION_PREFIX) ? scope.substring(SESSION_PREFIX.length()) : scope;
+    }
+
+    /**
      * Why {@code scope} cannot name a memory scope; empty when it can. Scopes are typed by people on the CLI and
      * printed back to them, so a control character (a terminal escape) is refused along with an empty name.
      */

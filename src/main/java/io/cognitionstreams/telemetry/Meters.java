@@ -45,7 +45,7 @@ public final class Meters {
     public static final String COUNCIL_MESSAGES = "cognition.council.messages";
     public static final String COUNCIL_DECISIONS = "cognition.council.decisions";
     public static final String REANCHORS = "cognition.assembly.reanchors";
-    public static final String MEMORY_ENTRIES = "cognition.memory.entries";
+    public static final String MEMORY_SHELF_BYTES = "cognition.memory.shelf.bytes";
 
     /** Distinct values a label whose values come from records may take in one process. */
     static final int MAX_VALUES = 100;
@@ -157,10 +157,10 @@ public final class Meters {
                 .register(Telemetry.meters()).increment();
     }
 
-    /** Episodic memories held, read from {@code holder} at each scrape. */
-    public static <T> void memoryEntries(T holder, ToDoubleFunction<T> entries) {
-        Gauge.builder(MEMORY_ENTRIES, holder, entries).baseUnit("entries")
-                .description("Episodic memories this instance holds (every scope)")
+    /** Heap the memory scopes in use take (their shelves), read from {@code holder} at each scrape. */
+    public static <T> void memoryShelfBytes(T holder, ToDoubleFunction<T> bytes) {
+        Gauge.builder(MEMORY_SHELF_BYTES, holder, bytes).baseUnit("bytes")
+                .description("Heap the episodic memory scopes in use take on this instance (their shelves)")
                 .register(Telemetry.meters());
     }
 

@@ -1,5 +1,6 @@
 package io.cognitionstreams.topics;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -11,6 +12,7 @@ import java.util.Optional;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.utils.Utils;
 
 import io.cognitionstreams.schema.AnswerDelta;
 import io.cognitionstreams.schema.Checkpoint;
@@ -100,6 +102,14 @@ public final class Topics {
     /** A checkpoint's key: its session and its sequence, padded so a session's checkpoints sort in order. */
     public static String checkpointKey(String session, long sequence) {
         return session + "/" + String.format("%010d", sequence);
+    }
+
+    /**
+     * The partition the producers' default partitioner gives a record keyed {@code key}: for a record that must sit
+     * beside the records of that key without being keyed by it (a memory entry beside its owner's requests).
+     */
+    public static int partitionOfKey(String key, int partitions) {
+        return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
     /** A dead letter's key: where the refused record was, so letters about one record land together. */
@@ -304,14 +314,15 @@ public final class Topics {
                 "`cognition persona load`, `run` at start (the built-ins it lacks) -> assembly (global table), "
                         + "governance (audit, letters)");
         memory = add(COGNITION_MEMORY, MemoryEntry.class, COMPACTED, "block_id",
-                "assembly (embeds channel.memory, tombstones past retention), `cognition memory forget` -> "
-                        + "assembly's episodic memory (global store), governance (letters), `cognition memory`");
+                "the memory writer (embeds channel.memory), assembly (tombstones past retention); each entry in "
+                        + "its scope owner's partition; `cognition memory forget` -> assembly (the store of the task that holds the "
+                        + "scope), governance (letters), `cognition memory`");
         events = add(COGNITION_EVENTS, PipelineEvent.class, Map.of(), SESSION,
                 "every topology -> monitoring");
         deadLetters = add(COGNITION_DLQ, DeadLetter.class, Map.of(),
                 new TopicKey<>("source_topic-source_partition@source_offset", letter -> deadLetterKey(
                         letter.getSourceTopic(), letter.getSourcePartition(), letter.getSourceOffset())),
-                "every topology and the model worker -> operators");
+                "every topology, the model worker, the executor and the memory writer -> operators");
         for (Channel channel : Channel.values()) {
             String producer = channel == Channel.SHELL ? "gatekeeper (approved shell calls only)" : "marker routing";
             channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(), SESSION,

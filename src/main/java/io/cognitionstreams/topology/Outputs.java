@@ -1,5 +1,6 @@
 package io.cognitionstreams.topology;
 
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.apache.avro.specific.SpecificRecord;
@@ -94,6 +95,16 @@ public final class Outputs {
             last.processValues(() -> new Counted<>(type, topic.name()), Named.as(name + "-as-" + topic.name()))
                     .to(topic.name(), produced.withName(name + "-to-" + topic.name()));
         }, topic.name()));
+        return this;
+    }
+
+    /**
+     * Records of {@code type} go on through {@code rest} rather than to a topic of their own (an internal
+     * repartition within the topology).
+     */
+    public <V extends SpecificRecord> Outputs then(Class<V> type, String branch, Consumer<KStream<String, V>> rest) {
+        split.branch((key, record) -> type.isInstance(record), Branched.withConsumer(records -> rest.accept(
+                records.mapValues(record -> type.cast(record), Named.as(name + "-as-" + branch))), branch));
         return this;
     }
 

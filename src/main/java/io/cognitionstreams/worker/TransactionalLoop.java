@@ -81,6 +81,9 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
         }
     }
 
+    /** What a loop's fetches and its producer's unsent records may hold, each. */
+    static final int MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
     private final String name;
     private final String topic;
     private final Handler handler;

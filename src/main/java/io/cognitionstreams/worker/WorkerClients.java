@@ -42,6 +42,8 @@ final class WorkerClients {
         consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         consumerProps.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) maxPollInterval.toMillis());
+        // A backlog waits in Kafka, not in this heap, which the app's other clients and the embedded broker share.
+        consumerProps.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, TransactionalLoop.MAX_BUFFERED_BYTES);
         // A worker that dies for good keeps its partitions until its session expires: the stream threads' value
         // (15 s by default), not the client's 45 s, so another instance takes over sooner.
         consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) sessionTimeout.toMillis());
@@ -53,6 +55,7 @@ final class WorkerClients {
         producerProps.putAll(clientConfig);
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerProps.put(ProducerConfig.BUFFER_MEMORY_CONFIG, (long) TransactionalLoop.MAX_BUFFERED_BYTES);
         // The same id after a restart, so the new producer fences the dead one and aborts its open transaction at
         // once; zombies of another instance are fenced by the group generation (EOS v2, KIP-447).
         producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, groupId + "-" + instanceId);

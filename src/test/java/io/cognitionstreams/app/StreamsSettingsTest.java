@@ -41,7 +41,7 @@ class StreamsSettingsTest {
         Settings local = Settings.local("127.0.0.1:9092", "app", stateDir);
         Settings.Tuning tuning = new Settings.Tuning(local.tuning().commitInterval(), 1,
                 local.tuning().assemblyThreads(), local.tuning().hangingTransactionAfter(), true,
-                Duration.ofSeconds(3), GroupProtocol.STREAMS, true);
+                Duration.ofSeconds(3), GroupProtocol.STREAMS, true, local.tuning().stateStoreMemory());
         Settings streams = withTuning(local, tuning);
 
         // The streams protocol refuses static membership and ignores the client-side session and standbys.

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.assembly.compression.CompressionChain;
+import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.assembly.compression.CompressionResult;
 import io.cognitionstreams.assembly.history.ChatImport;
 import io.cognitionstreams.council.CouncilEnvelope;
@@ -77,6 +79,7 @@ class AssemblyTopologyTest {
     private static final int AUTO_CONTINUE = 2;
     /** Small enough to reach in a test: three memories a scope, a day each. */
     private static final MemoryRetention RETENTION = new MemoryRetention(3, Duration.ofDays(1));
+    private static final Settings.MemorySettings SHELVES = Settings.MemorySettings.defaults();
     private static final EmbeddingModel MINILM = EmbeddingModel.miniLm(MiniLmEmbedder.shared());
 
     /**
@@ -110,8 +113,8 @@ class AssemblyTopologyTest {
     private TestOutputTopic<String, CognitionPacket> packets;
     private TestOutputTopic<String, PipelineEvent> events;
     private TestOutputTopic<String, DeadLetter> deadLetters;
-    private TestInputTopic<String, RoutedBlock> memoryBlocks;
     private TestOutputTopic<String, MemoryEntry> memories;
+    private long written;
 
     @BeforeEach
     void start() {
@@ -126,7 +129,7 @@ class AssemblyTopologyTest {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                 ContextLayers.defaults(PREFIX_COMPRESSOR, calling), PREFIX_COMPRESSOR, calling), MINILM,
-                AUTO_CONTINUE, SessionBudgets.NONE, RETENTION, CouncilSeal.NONE);
+                AUTO_CONTINUE, SessionBudgets.NONE, RETENTION, SHELVES.shelves(), CouncilSeal.NONE);
         // The wall clock an hour after the records' time, as it would be live: retention judges ages by it.
         TopologyTestDriver started = Drivers.driver(builder.build(), dir, Records.T0.plus(Duration.ofHours(1)));
         requests = TopicDriver.input(started, topics.requests);
@@ -139,7 +142,6 @@ class AssemblyTopologyTest {
         packets = TopicDriver.output(started, topics.packets);
         events = TopicDriver.output(started, topics.events);
         deadLetters = TopicDriver.output(started, topics.deadLetters);
-        memoryBlocks = TopicDriver.input(started, topics.channel(Channel.MEMORY));
         memories = TopicDriver.output(started, topics.memory);
         return started;
     }
@@ -469,15 +471,8 @@ class AssemblyTopologyTest {
 
     @Test
     void rememberedBlocksAreEmbeddedOnceAndTheMostSimilarReachLaterPacketsOfTheirScope() {
-        memoryBlocks.pipeInput("s0", memoryBlock("b1", "VERIFY: the database backup restored in four minutes.")
-                .setMemoryScope("ops").build());
-        memoryBlocks.pipeInput("s0", memoryBlock("b2", "THOUGHT_SEED: try a canary deploy for the payment service.")
-                .setMemoryScope("ops").build());
-        List<org.apache.kafka.streams.test.TestRecord<String, MemoryEntry>> written = memories.readRecordsToList();
-        assertThat(written).extracting(org.apache.kafka.streams.test.TestRecord::key).containsExactly("b1", "b2");
-        assertThat(written.get(0).value().getEmbedding()).hasSize(384);
-        assertThat(written).extracting(record -> record.value().getScope()).containsOnly("ops");
-        remember(written.stream().map(org.apache.kafka.streams.test.TestRecord::value).toList());
+        write(memoryBlock("b1", "VERIFY: the database backup restored in four minutes.").setMemoryScope("ops"));
+        write(memoryBlock("b2", "THOUGHT_SEED: try a canary deploy for the payment service.").setMemoryScope("ops"));
 
         requests.pipeInput("s2", Records.request("s2", "How long does restoring the database backup take?")
                 .setMemoryScope("ops").build());
@@ -486,6 +481,8 @@ class AssemblyTopologyTest {
         assertThat(context).contains("[RAG Knowledge]", "restored in four minutes");
         assertThat(context.indexOf("restored in four minutes")).isLessThan(context.indexOf("canary") < 0
                 ? Integer.MAX_VALUE : context.indexOf("canary"));
+        KeyValueStore<String, MemoryEntry> store = driver.getKeyValueStore(AssemblyTopology.MEMORY_STORE);
+        assertThat(store.get(MemoryStore.key("ops", "b1")).getText()).contains("four minutes");
     }
 
     /**
@@ -494,16 +491,15 @@ class AssemblyTopologyTest {
      */
     @Test
     void twoScopesNeverSeeEachOthersMemoriesAndASessionWithoutOneSeesOnlyItsOwn() {
-        memoryBlocks.pipeInput("a1", memoryBlock("a-b1", "THOUGHT_SEED: tenant A restores its database backup from "
-                + "the Frankfurt bucket.").setSessionId("a1").setMemoryScope("tenant-a").build());
-        memoryBlocks.pipeInput("b1", memoryBlock("b-b1", "THOUGHT_SEED: tenant B restores its database backup from "
-                + "the Oregon bucket.").setSessionId("b1").setMemoryScope("tenant-b").build());
-        memoryBlocks.pipeInput("loner", memoryBlock("l-b1", "VERIFY: the loner's database backup restored from "
-                + "tape.").setSessionId("loner").build());
-        List<MemoryEntry> written = memories.readValuesToList();
+        List<MemoryEntry> written = List.of(
+                write(memoryBlock("a-b1", "THOUGHT_SEED: tenant A restores its database backup from the Frankfurt "
+                        + "bucket.").setSessionId("a1").setMemoryScope("tenant-a")),
+                write(memoryBlock("b-b1", "THOUGHT_SEED: tenant B restores its database backup from the Oregon "
+                        + "bucket.").setSessionId("b1").setMemoryScope("tenant-b")),
+                write(memoryBlock("l-b1", "VERIFY: the loner's database backup restored from tape.")
+                        .setSessionId("loner")));
         assertThat(written).extracting(MemoryEntry::getScope)
                 .containsExactly("tenant-a", "tenant-b", "session/loner");
-        remember(written);
         String question = "Where do we restore the database backup from?";
 
         requests.pipeInput("a2", Records.request("a2", question).setMemoryScope("tenant-a").build());
@@ -520,19 +516,11 @@ class AssemblyTopologyTest {
     }
 
     @Test
-    void anEntryCarriesWhereAndWhenItWasWrittenAndAReRunTurnRecallsOnlyWhatWasWrittenByItsTime() {
-        memoryBlocks.pipeInput("s1", memoryBlock("b1", "VERIFY: the database backup restored in four minutes.")
-                .setMemoryScope("ops").setRequestId("r-early").build(), Records.T0.plusSeconds(10));
-        memoryBlocks.pipeInput("s1", memoryBlock("b2", "VERIFY: the nightly database backup took an hour.")
-                .setMemoryScope("ops").build(), Records.T0.plusSeconds(100));
-        List<MemoryEntry> written = memories.readValuesToList();
-        assertThat(written).extracting(MemoryEntry::getWrittenAt)
-                .containsExactly(Records.T0.plusSeconds(10), Records.T0.plusSeconds(100));
-        assertThat(written).extracting(MemoryEntry::getSourceTopic, MemoryEntry::getSourcePartition,
-                MemoryEntry::getSourceOffset).containsExactly(tuple("channel.memory", 0, 0L),
-                tuple("channel.memory", 0, 1L));
-        assertThat(written.get(0).getRequestId()).isEqualTo("r-early");
-        remember(written);
+    void aReRunTurnRecallsOnlyWhatWasWrittenByItsTime() {
+        write(memoryBlock("b1", "VERIFY: the database backup restored in four minutes.").setMemoryScope("ops"),
+                Records.T0.plusSeconds(10));
+        write(memoryBlock("b2", "VERIFY: the nightly database backup took an hour.").setMemoryScope("ops"),
+                Records.T0.plusSeconds(100));
         String question = "How long does restoring the database backup take?";
 
         requests.pipeInput("s2", Records.request("s2", question).setMemoryScope("ops").build());
@@ -564,29 +552,24 @@ class AssemblyTopologyTest {
     }
 
     @Test
-    void aRequestOrABlockNamingAScopeNoOneCouldIsADeadLetter() {
+    void aRequestNamingAScopeNoOneCouldIsADeadLetter() {
         requests.pipeInput("s1", Records.request("s1", "go").setMemoryScope(" ").build());
-        memoryBlocks.pipeInput("s1", memoryBlock("b1", "VERIFY: fine").setMemoryScope("ops\u001b[31m").build());
 
         assertThat(deadLetters.readValuesToList()).extracting(DeadLetter::getErrorKind, DeadLetter::getReason)
                 .containsExactly(tuple(ErrorKind.VALIDATION, "memory scope is empty (leave memory_scope out for the "
-                        + "session's own, session/s1)"), tuple(ErrorKind.VALIDATION, "memory block b1: memory scope "
-                        + "'ops?[31m' holds a control character"));
+                        + "session's own, session/s1)"));
         assertThat(packets.isEmpty()).isTrue();
-        assertThat(memories.isEmpty()).isTrue();
     }
 
     @Test
     void aRepeatedMemoryIsRecalledOnceAndATombstoneOrAForeignModelKeepsAnEntryOut() {
         String restored = "VERIFY: the database backup restored in four minutes.";
-        memoryBlocks.pipeInput("s2", memoryBlock("b1", restored).build());
-        memoryBlocks.pipeInput("s2", memoryBlock("b2", restored).build());
-        memoryBlocks.pipeInput("s2", memoryBlock("b3", "VERIFY: the nightly database backup took an hour.").build());
-        List<MemoryEntry> written = memories.readValuesToList();
-        remember(written);
+        MemoryEntry first = write(memoryBlock("b1", restored));
+        write(memoryBlock("b2", restored));
+        write(memoryBlock("b3", "VERIFY: the nightly database backup took an hour."));
         TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
         // Another model's vectors are not comparable with our prompts': refused, whatever they contain.
-        memoryTopic.pipeInput("b4", MemoryEntry.newBuilder(written.get(0)).setBlockId("b4")
+        memoryTopic.pipeInput("b4", MemoryEntry.newBuilder(first).setBlockId("b4")
                 .setText("VERIFY: restoring the database backup took four days.").setEmbeddingModel("other").build());
 
         requests.pipeInput("s2", Records.request("s2", "How long does restoring the database backup take?").build());
@@ -602,22 +585,22 @@ class AssemblyTopologyTest {
     }
 
     @Test
-    void aScopePastItsCountForgetsItsOldestWithATombstoneAsTheNextIsWritten() {
+    void aScopePastItsCountForgetsItsOldestWithATombstoneAsTheNextIsKept() {
         for (int i = 1; i <= 3; i++) {
-            memoryBlocks.pipeInput("s1", memoryBlock("b" + i, "VERIFY: backup drill " + i + " restored the database.")
-                    .setMemoryScope("ops").build(), Records.T0.plusSeconds(i));
+            write(memoryBlock("b" + i, "VERIFY: backup drill " + i + " restored the database.").setMemoryScope("ops"),
+                    Records.T0.plusSeconds(i));
         }
-        memoryBlocks.pipeInput("s9", memoryBlock("other", "VERIFY: another scope's backup drill.")
-                .setMemoryScope("dev").build(), Records.T0);
-        remember(memories.readValuesToList());
+        write(memoryBlock("other", "VERIFY: another scope's backup drill.").setMemoryScope("dev"), Records.T0);
+        assertThat(memories.isEmpty()).isTrue();
 
-        memoryBlocks.pipeInput("s1", memoryBlock("b4", "VERIFY: backup drill 4 restored the database.")
-                .setMemoryScope("ops").build(), Records.T0.plusSeconds(4));
+        write(memoryBlock("b4", "VERIFY: backup drill 4 restored the database.").setMemoryScope("ops"),
+                Records.T0.plusSeconds(4));
 
         List<org.apache.kafka.streams.test.TestRecord<String, MemoryEntry>> written = memories.readRecordsToList();
-        assertThat(written).extracting(org.apache.kafka.streams.test.TestRecord::key).containsExactly("b4", "b1");
-        assertThat(written.get(1).value()).as("a tombstone").isNull();
-        written.forEach(record -> TopicDriver.input(driver, topics.memory).pipeInput(record.key(), record.value()));
+        assertThat(written).extracting(org.apache.kafka.streams.test.TestRecord::key).containsExactly("b1");
+        assertThat(written.get(0).value()).as("a tombstone").isNull();
+        assertThat(new String(written.get(0).headers().lastHeader(MemoryWrite.SCOPE_HEADER).value(),
+                java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("ops");
         requests.pipeInput("s2", Records.request("s2", "Did the backup drill restore the database?")
                 .setMemoryScope("ops").build());
         assertThat(packets.readValue().getHeader().getContext()).contains("drill 4", "drill 3", "drill 2")
@@ -626,12 +609,9 @@ class AssemblyTopologyTest {
 
     @Test
     void everyMinuteTheSweepForgetsWhatAgedPastTheBoundInEveryScope() {
-        memoryBlocks.pipeInput("s1", memoryBlock("old", "VERIFY: an old lesson.").setMemoryScope("ops").build(),
-                Records.T0);
-        memoryBlocks.pipeInput("s1", memoryBlock("new", "VERIFY: a new lesson.").setMemoryScope("ops").build(),
-                Records.T0.plus(Duration.ofHours(12)));
-        memoryBlocks.pipeInput("s9", memoryBlock("gone", "VERIFY: another old lesson.").build(), Records.T0);
-        remember(memories.readValuesToList());
+        write(memoryBlock("old", "VERIFY: an old lesson.").setMemoryScope("ops"), Records.T0);
+        write(memoryBlock("new", "VERIFY: a new lesson.").setMemoryScope("ops"), Records.T0.plus(Duration.ofHours(12)));
+        write(memoryBlock("gone", "VERIFY: another old lesson."), Records.T0);
 
         driver.advanceWallClockTime(Duration.ofHours(23));
         assertThat(memories.isEmpty()).as("nothing is a day old yet").isTrue();
@@ -642,10 +622,16 @@ class AssemblyTopologyTest {
                 tuple("gone", null));
     }
 
-    /** The entries come back through the compacted topic into every instance's global store. */
-    private void remember(List<MemoryEntry> entries) {
-        TestInputTopic<String, MemoryEntry> memoryTopic = TopicDriver.input(driver, topics.memory);
-        entries.forEach(entry -> memoryTopic.pipeInput(entry.getBlockId(), entry));
+    /**
+     * A block as the memory writer makes it an entry, written at {@code at} (T0 by default), through cognition.memory
+     * into the store of the task that holds its scope.
+     */
+    private MemoryEntry write(RoutedBlock.Builder block, Instant... at) {
+        Instant writtenAt = at.length > 0 ? at[0] : Records.T0;
+        MemoryEntry entry = EpisodicMemory.remember(block.build(), new EpisodicMemory.Source(
+                Topics.channelTopic(Channel.MEMORY), 0, written++, writtenAt), MINILM);
+        TopicDriver.input(driver, topics.memory).pipeInput(entry.getBlockId(), entry, writtenAt);
+        return entry;
     }
 
     private static RoutedBlock.Builder memoryBlock(String id, String text) {
@@ -682,7 +668,7 @@ class AssemblyTopologyTest {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, narrow, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                 ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MINILM, 0,
-                SessionBudgets.NONE, RETENTION, CouncilSeal.NONE);
+                SessionBudgets.NONE, RETENTION, SHELVES.shelves(), CouncilSeal.NONE);
         try (TopologyTestDriver narrowDriver = Drivers.driver(builder.build(), other)) {
             TopicDriver.input(narrowDriver, narrow.requests).pipeInput("s1", Records.request("s1",
                     "Summarize this log: " + "disk ok; ".repeat(3000)).setMtu(100_000).build());

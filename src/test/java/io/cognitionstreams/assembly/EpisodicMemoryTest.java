@@ -2,6 +2,7 @@ package io.cognitionstreams.assembly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +35,8 @@ class EpisodicMemoryTest {
         MemoryEntry entry = EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE, fake);
 
         assertThat(entry.getEmbeddingModel()).isEqualTo(StaticEmbedder.MODEL);
-        assertThat(entry.getEmbedding()).hasSize(384).startsWith(1f, 0f);
+        assertThat(EpisodicMemory.vector(entry)).hasSize(384).startsWith(1f, 0f);
+        assertThat(entry.getEmbedding()).isEmpty();
         assertThat(MemoryEntries.refuse("b1", entry)).isEmpty();
     }
 
@@ -61,28 +63,65 @@ class EpisodicMemoryTest {
         EpisodicMemory.index(index, "b1", old, fake);
 
         assertThat(embedded).containsExactly("VERIFY: the backup restored.");
-        List<MemoryIndex.Hit> hits = new EpisodicMemory(fake, index).search("ops", "how long does a backup take?", 3,
-                Optional.empty());
-        assertThat(hits).extracting(MemoryIndex.Hit::text).containsExactly("VERIFY: the backup restored.");
+        assertThat(index.nearest("ops", axis(0), 3, EpisodicMemory.MIN_SIMILARITY, Long.MAX_VALUE))
+                .extracting(MemoryIndex.Hit::text).containsExactly("VERIFY: the backup restored.");
+    }
+
+    @Test
+    void aTaskKeepsAnEntryOfTheOtherModelInItsOwnAndRecallsItForAPrompt() {
+        MemoryEntry old = EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE,
+                new EmbeddingModel(MiniLmEmbedder.MODEL, sentences -> List.of(axis(1))));
+        MapEntries store = new MapEntries();
+        EpisodicMemory memory = new EpisodicMemory(fake, new MemoryShelves(1 << 20, Duration.ofHours(1)), "0_0",
+                store);
+
+        memory.keep(old, MemoryRetention.defaults(), SOURCE.writtenAt());
+
+        MemoryEntry kept = store.entries.firstEntry().getValue();
+        assertThat(kept.getEmbeddingModel()).isEqualTo(StaticEmbedder.MODEL);
+        assertThat(kept.getEmbedding()).as("the vector is in bytes, not floats").isEmpty();
+        assertThat(EpisodicMemory.vector(kept)).startsWith(1f, 0f);
+        assertThat(memory.in("ops", Optional.empty()).similar("how long does a backup take?", 3))
+                .containsExactly("VERIFY: the backup restored.");
+        assertThat(memory.in("ops", Optional.of(SOURCE.writtenAt().minusSeconds(1))).similar("a backup?", 3))
+                .as("as of before it was written").isEmpty();
+        assertThat(memory.in("dev", Optional.empty()).similar("how long does a backup take?", 3))
+                .as("another scope").isEmpty();
+    }
+
+    @Test
+    void aScopeComesBackFromTheStoreAfterItsShelfWasLetGo() throws InterruptedException {
+        MapEntries store = new MapEntries();
+        MemoryShelves shelves = new MemoryShelves(1 << 20, Duration.ofMillis(1));
+        EpisodicMemory memory = new EpisodicMemory(fake, shelves, "0_0", store);
+        memory.keep(EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE, fake),
+                MemoryRetention.defaults(), SOURCE.writtenAt());
+        Thread.sleep(5);
+
+        assertThat(shelves.dropIdle()).isEqualTo(1);
+        assertThat(shelves.size()).isZero();
+        assertThat(memory.in("ops", Optional.empty()).similar("how long does a backup take?", 3))
+                .containsExactly("VERIFY: the backup restored.");
+        assertThat(shelves.size()).isOne();
     }
 
     @Test
     void withTheStaticTableAPromptRecallsTheMemoryItAsksAbout() {
         EmbeddingModel table = EmbeddingModel.of(StaticEmbedder.cachedIn(StaticEmbedder.defaultCache()));
-        MemoryIndex index = new MemoryIndex();
+        MapEntries store = new MapEntries();
+        EpisodicMemory memory = new EpisodicMemory(table, new MemoryShelves(1 << 20, Duration.ofHours(1)), "0_0",
+                store);
         List<String> texts = List.of("VERIFY: the database backup restored in four minutes.",
                 "THOUGHT_SEED: try a canary deploy for the payment service.",
                 "THOUGHT_SEED: Alice prefers short answers with the command first.");
         for (int i = 0; i < texts.size(); i++) {
             MemoryEntry entry = EpisodicMemory.remember(block("b" + i, texts.get(i)), SOURCE, table);
             assertThat(entry.getEmbeddingModel()).isEqualTo(StaticEmbedder.MODEL);
-            EpisodicMemory.index(index, "b" + i, entry, table);
+            memory.keep(entry, MemoryRetention.defaults(), SOURCE.writtenAt());
         }
 
-        List<MemoryIndex.Hit> hits = new EpisodicMemory(table, index).search("ops",
-                "How long does restoring the database backup take?", 1, Optional.empty());
-
-        assertThat(hits).extracting(MemoryIndex.Hit::text).containsExactly(texts.get(0));
+        assertThat(memory.in("ops", Optional.empty()).similar("How long does restoring the database backup take?",
+                1)).containsExactly(texts.get(0));
     }
 
     @Test

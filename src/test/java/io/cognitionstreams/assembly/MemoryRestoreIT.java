@@ -5,20 +5,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.Marker;
+import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.Records;
@@ -28,9 +34,10 @@ import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 
 /**
- * The memory index is filled by the global store's loader, so it is only as good as Kafka Streams' promise to
- * rebuild a global store through that loader: memories already on cognition.memory when an instance starts (a
- * restart, a new instance) must be searchable by its first packet.
+ * Memories already on cognition.memory when an instance starts must be searchable by its first packet, including an
+ * entry as versions before memory was partitioned by owner wrote it: its vector as an array of floats, in the
+ * partition of its key rather than its scope's. The assembly moves it to its owner's partition and keeps it there,
+ * and a session on any partition recalls it.
  */
 @ExtendWith(SharedBroker.class)
 class MemoryRestoreIT {
@@ -46,9 +53,18 @@ class MemoryRestoreIT {
                 .setRequestId("r").setSessionId("s-" + run).setMarker(Marker.VERIFY).setSequence(0)
                 .setBlockCount(1).setChannel("memory").setText(text).setTimestamp(Instant.now())
                 .setMemoryScope("restore-" + run).build();
-        Kafka.send(bootstrap, topics.memory, block.getBlockId(), EpisodicMemory.remember(block,
-                new EpisodicMemory.Source(Topics.channelTopic(Channel.MEMORY), 0, 0, Instant.now()),
-                EmbeddingModel.miniLm(MiniLmEmbedder.shared())));
+        MemoryEntry entry = EpisodicMemory.remember(block, new EpisodicMemory.Source(
+                Topics.channelTopic(Channel.MEMORY), 0, 0, Instant.now()), EmbeddingModel.miniLm(MiniLmEmbedder.shared()));
+        List<Float> floats = new ArrayList<>();
+        for (float value : EpisodicMemory.vector(entry)) {
+            floats.add(value);
+        }
+        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            TopicProvisioner.ensure(admin, topics, 3, (short) 1);
+        }
+        // Keyed and so partitioned by block id, as the app wrote it then.
+        Kafka.send(bootstrap, topics.memory, block.getBlockId(), MemoryEntry.newBuilder(entry).setVector(null)
+                .setEmbedding(floats).build());
 
         try (CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, "it-memory-" + run,
                 stateDir))) {

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -62,7 +63,7 @@ class SessionBudgetsTest {
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                 ContextLayers.defaults(AssemblyTopologyTest.PREFIX_COMPRESSOR), AssemblyTopologyTest.PREFIX_COMPRESSOR),
                 EmbeddingModel.miniLm(MiniLmEmbedder.shared()), AUTO_CONTINUE, budgets,
-                MemoryRetention.defaults(), CouncilSeal.NONE);
+                MemoryRetention.defaults(), Settings.MemorySettings.defaults().shelves(), CouncilSeal.NONE);
         driver = Drivers.driver(builder.build(), stateDir, Records.T0);
         requests = TopicDriver.input(driver, topics.requests);
         outputs = TopicDriver.input(driver, topics.llmOutputs);

@@ -266,7 +266,7 @@ class DockerComposeTest {
         String jar = shadedJarName();
         assertThat(jar).isEqualTo("cognition-streams.jar");
         assertThat(lines).anyMatch(l -> l.matches("(?i)\\s*COPY\\s+--from=\\S+\\s+\\S*target/" + Pattern.quote(jar) + "\\s+/app/" + Pattern.quote(jar) + "\\s*"));
-        assertThat(lastInstruction(lines, "ENTRYPOINT")).isEqualTo("[\"java\", \"-jar\", \"/app/" + jar + "\"]");
+        assertThat(lastInstruction(lines, "ENTRYPOINT")).isEqualTo("[\"java\", \"-XX:+ExitOnOutOfMemoryError\", \"-jar\", \"/app/" + jar + "\"]");
         assertThat(lastInstruction(lines, "USER")).as("runtime user").isNotBlank().isNotIn("root", "0");
     }
 

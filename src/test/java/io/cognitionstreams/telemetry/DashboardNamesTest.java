@@ -96,6 +96,6 @@ class DashboardNamesTest {
         Meters.councilMessage(CouncilMessage.newBuilder().setMsgId("m").setCouncilId("default").setTimestamp(now)
                 .setSender("lite").setRole("observer").setType(CouncilMessageType.PROPOSAL).build());
         Meters.reanchored();
-        Meters.memoryEntries(new int[] {1}, entries -> entries[0]);
+        Meters.memoryShelfBytes(new int[] {1}, bytes -> bytes[0]);
     }
 }

@@ -10,6 +10,7 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 
 import io.cognitionstreams.app.StreamsSettings;
+import io.cognitionstreams.assembly.AssemblyTopology;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
 import io.cognitionstreams.topics.OutputLimits;
 import io.cognitionstreams.topics.Topics;
@@ -44,6 +45,8 @@ public final class Drivers {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        // The driver has one partition of every topic, as the runtime would tell the assembly of cognition.memory.
+        props.put(AssemblyTopology.MEMORY_PARTITIONS_CONFIG, 1);
         return props;
     }
 }
