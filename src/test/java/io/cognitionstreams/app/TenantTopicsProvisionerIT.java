@@ -34,7 +34,8 @@ class TenantTopicsProvisionerIT {
                     OutputLimits.defaults(), List.of("acme")), 4, (short) 1);
 
             assertThat(created).containsExactlyInAnyOrder("cognition.requests.acme", "channel.acme.cli_chat",
-                    "channel.acme.web_chat", "channel.acme.discord_chat");
+                    "channel.acme.web_chat", "channel.acme.discord_chat", "channel.acme.cli_chat.stream",
+                    "channel.acme.web_chat.stream", "channel.acme.discord_chat.stream");
             Map<String, TopicDescription> described = admin.describeTopics(created).allTopicNames()
                     .get(30, TimeUnit.SECONDS);
             assertThat(described.get("cognition.requests.acme").partitions())
