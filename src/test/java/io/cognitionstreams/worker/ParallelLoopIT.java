@@ -128,6 +128,61 @@ class ParallelLoopIT {
         assertThat(mostAtOnce.get()).as("keys run side by side").isGreaterThan(4).isLessThanOrEqualTo(16);
     }
 
+    @Test
+    void recordsWithoutAnOrderKeyOfOneKeyDoNotWaitForEachOther(EmbeddedKafkaBroker broker) throws Exception {
+        String bootstrap = broker.bootstrapServers();
+        String app = "it-" + UUID.randomUUID().toString().substring(0, 8);
+        Logins.allowApp(bootstrap, app);
+        Map<String, Object> client = Logins.as(bootstrap, Principals.APP);
+        String in = app + "-in";
+        String out = app + "-out";
+        try (Admin admin = Admin.create(client)) {
+            admin.createTopics(List.of(new NewTopic(in, Optional.of(1), Optional.empty()),
+                    new NewTopic(out, Optional.of(1), Optional.empty()))).all().get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(client, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            for (int n = 0; n < 5; n++) {
+                producer.send(new ProducerRecord<>(in, utf8("council"), utf8("proposal:" + n)));
+            }
+        }
+        // The first record waits until the test lets it go: the four after it, of the same key, go on without it.
+        CompletableFuture<List<ProducerRecord<byte[], byte[]>>> first = new CompletableFuture<>();
+        ParallelLoop.Handler unordered = new ParallelLoop.Handler() {
+            @Override
+            public byte[] orderKey(ConsumerRecord<byte[], byte[]> record) {
+                return null;
+            }
+
+            @Override
+            public ParallelLoop.Work start(ConsumerRecord<byte[], byte[]> record) {
+                ProducerRecord<byte[], byte[]> output = new ProducerRecord<>(out, record.key(), record.value());
+                if (record.offset() == 0) {
+                    return ParallelLoop.Work.later(first.thenApply(go -> List.of(output)));
+                }
+                return ParallelLoop.Work.done(List.of(output));
+            }
+
+            @Override
+            public ProducerRecord<byte[], byte[]> failed(ConsumerRecord<byte[], byte[]> record, Throwable error) {
+                throw new AssertionError("no work fails here", error);
+            }
+        };
+        ParallelLoop loop = new ParallelLoop("it-unordered", client, app + "-loop", "a", in,
+                ParallelLoop.Limits.of(8), Duration.ofSeconds(10), unordered);
+        Thread thread = new Thread(loop, "parallel-loop-it-unordered");
+        thread.start();
+        try {
+            assertThat(readUntil(bootstrap, out, all -> all.size() >= 4))
+                    .containsExactlyInAnyOrder("proposal:1", "proposal:2", "proposal:3", "proposal:4");
+            first.complete(List.of());
+            assertThat(readUntil(bootstrap, out, all -> all.size() >= 5)).contains("proposal:0");
+        } finally {
+            loop.close();
+            thread.join(30_000);
+        }
+    }
+
     private static List<String> readUntil(String bootstrap, String topic, Predicate<List<String>> done)
             throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
