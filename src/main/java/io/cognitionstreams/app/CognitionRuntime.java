@@ -18,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -33,6 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.assembly.Personas;
+import io.cognitionstreams.clients.GroupTimeouts;
 import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.executor.ExecutorSettings;
@@ -45,9 +47,11 @@ import io.cognitionstreams.executor.shell.ShellRunner;
 import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.health.DepartedInstances;
 import io.cognitionstreams.health.TransactionWatch;
+import io.cognitionstreams.model.AnswerStreams;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.roles.RoleWorker;
 import io.cognitionstreams.model.ReplayModel;
+import io.cognitionstreams.model.StreamedAnswers;
 import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.Skill;
@@ -72,10 +76,12 @@ public final class CognitionRuntime implements AutoCloseable {
     private static final Duration FENCE_LOOK = Duration.ofMillis(500);
     /** How long the readiness check waits for the brokers; a probe given less time counts the wait as a failure. */
     private static final Duration BROKER_CHECK = Duration.ofSeconds(2);
+    private static final Duration WATCH_LOOK = Duration.ofSeconds(10);
 
     private final Settings settings;
     private final Topics topics;
     private final Map<String, KafkaStreams> streams;
+    private final Map<String, RestoreLog> restoreLogs;
     /** The model worker, and the executor when it has something to run, each on its own thread. */
     private final List<Worker> workers;
     private final TransactionWatch transactionWatch;
@@ -92,19 +98,24 @@ public final class CognitionRuntime implements AutoCloseable {
     }
 
     private CognitionRuntime(Settings settings, Topics topics, Map<String, KafkaStreams> streams,
-                             List<Worker> workers, TransactionWatch transactionWatch, ModelEndpoints endpoints) {
+                             Map<String, RestoreLog> restoreLogs, List<Worker> workers,
+                             TransactionWatch transactionWatch, ModelEndpoints endpoints) {
         this.settings = settings;
         this.endpoints = endpoints;
         this.topics = topics;
         this.streams = streams;
+        this.restoreLogs = restoreLogs;
         this.workers = workers;
         this.transactionWatch = transactionWatch;
     }
 
-    /** Once a minute, or twice within a shorter limit, so a hanging transaction is found soon after it is one. */
+    /**
+     * Every 10 s, or twice within a shorter limit: a transaction whose coordinator lost its markers stalls the
+     * partitions it is open on, a restart included, until the watch settles it as its coordinator recorded it.
+     */
     private static Duration watchInterval(Duration hangingAfter) {
         Duration half = hangingAfter.dividedBy(2);
-        return half.compareTo(Duration.ofMinutes(1)) < 0 ? half : Duration.ofMinutes(1);
+        return half.compareTo(WATCH_LOOK) < 0 ? half : WATCH_LOOK;
     }
 
     public static CognitionRuntime start(Settings settings) {
@@ -145,6 +156,7 @@ public final class CognitionRuntime implements AutoCloseable {
         publishDefaultPersonas(publisher, topics);
         Pipeline.Parts parts = Pipeline.Parts.of(settings);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
+        Map<String, RestoreLog> restoreLogs = new LinkedHashMap<>();
         for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
             String capability = entry.getKey();
             Properties props = StreamsSettings.of(settings, capability,
@@ -154,6 +166,10 @@ public final class CognitionRuntime implements AutoCloseable {
                     new StreamsClients());
             // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
             // its last committed transaction by the replacement thread.
+            RestoreLog restoreLog = new RestoreLog(capability);
+            restoreLogs.put(capability, restoreLog);
+            app.setStateListener(restoreLog);
+            app.setGlobalStateRestoreListener(restoreLog);
             app.setUncaughtExceptionHandler(error -> {
                 LOG.error("{} stream thread failed, replacing it", capability, error);
                 return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
@@ -172,11 +188,15 @@ public final class CognitionRuntime implements AutoCloseable {
                 : settings.model().modelName().map(name -> ModelEndpoints.answeringAs(
                         endpoints.at(settings.model().endpoint().get()), name))
                         .orElseGet(() -> endpoints.at(settings.model().endpoint().get()));
+        AnswerStreams answers = settings.streamAnswers() ? new StreamedAnswers(client, topics, parts.router())
+                : AnswerStreams.OFF;
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
                 InstanceId.of(settings.stateDir()), topics, model, settings.model().concurrency(),
-                settings.tuning().sessionTimeout());
+                settings.tuning().sessionTimeout(), answers);
         List<Worker> workers = new ArrayList<>();
-        workers.add(Worker.of("model-worker", worker, () -> { }));
+        // The previews close after the loop (and the endpoints' clients after every loop): a call it gives up on
+        // then reaches no one.
+        workers.add(Worker.of("model-worker", worker, answers));
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
         }
@@ -208,7 +228,8 @@ public final class CognitionRuntime implements AutoCloseable {
                     workerGroups(settings)),
                     FENCE_LOOK);
         }
-        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, workers, watch, endpoints);
+        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, restoreLogs, workers, watch,
+                endpoints);
         streams.values().forEach(KafkaStreams::start);
         workers.forEach(running -> running.thread().start());
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
@@ -339,6 +360,14 @@ public final class CognitionRuntime implements AutoCloseable {
         return topics;
     }
 
+    /**
+     * How long a clean stop waits for the app's transactions before an embedded broker stops: past the transaction
+     * timeout of its producers, after which the coordinator aborts one a closed producer left open.
+     */
+    public Duration transactionsDrain() {
+        return GroupTimeouts.transaction(settings.tuning().sessionTimeout()).plusSeconds(5);
+    }
+
     /** Each capability's Kafka Streams state. */
     public Map<String, KafkaStreams.State> states() {
         Map<String, KafkaStreams.State> states = new LinkedHashMap<>();
@@ -408,6 +437,35 @@ public final class CognitionRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * Blocks until every capability is RUNNING, however long its restore takes, telling {@code progress} every
+     * {@code every} which capabilities are not yet running and what they have restored so far. Fails only if one
+     * stops (ERROR, or NOT_RUNNING: being closed).
+     */
+    public void awaitRunning(Duration every, Consumer<String> progress) throws InterruptedException {
+        long started = System.nanoTime();
+        long nextSay = started + every.toNanos();
+        while (!states().values().stream().allMatch(state -> state == KafkaStreams.State.RUNNING)) {
+            if (states().values().stream().anyMatch(state -> state == KafkaStreams.State.ERROR
+                    || state == KafkaStreams.State.NOT_RUNNING)) {
+                throw new IllegalStateException("kafka streams stopped: " + states());
+            }
+            if (System.nanoTime() > nextSay) {
+                nextSay += every.toNanos();
+                List<String> waiting = new ArrayList<>();
+                states().forEach((capability, state) -> {
+                    if (state != KafkaStreams.State.RUNNING) {
+                        waiting.add(capability + " " + state + " (restored " + restoreLogs.get(capability)
+                                .restoredSoFar() + " records so far)");
+                    }
+                });
+                progress.accept("starting for " + (System.nanoTime() - started) / 1_000_000_000 + " s, waiting for "
+                        + String.join(", ", waiting));
+            }
+            Thread.sleep(100);
+        }
+    }
+
     private static CloseOptions leaving(Duration timeout) {
         return CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                 .withTimeout(timeout);
@@ -415,6 +473,17 @@ public final class CognitionRuntime implements AutoCloseable {
 
     @Override
     public void close() {
+        close(Duration.ZERO);
+    }
+
+    /**
+     * Stops the workers, then every capability, then waits at most {@code transactionsDrain} until no transaction
+     * of the app is open or being completed at its coordinator: before an embedded broker stops, so that it stops
+     * with no marker on its way (docs/operations.md, "Stopping").
+     */
+    public void close(Duration transactionsDrain) {
+        long stopping = System.nanoTime();
+        LOG.info("stopping: the workers, then every capability");
         for (Worker running : workers) {
             try {
                 running.loop().close();
@@ -433,11 +502,20 @@ public final class CognitionRuntime implements AutoCloseable {
         // to the others at once.
         streams.values().forEach(app -> app.close(leaving(Duration.ZERO)));
         streams.values().forEach(app -> app.close(leaving(Duration.ofSeconds(30))));
-        transactionWatch.close();
+        try {
+            if (!transactionsDrain.isZero() && !transactionsDrain.isNegative()) {
+                transactionWatch.awaitNoneInFlight(transactionsDrain);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            transactionWatch.close();
+        }
         synchronized (this) {
             if (healthAdmin != null) {
                 healthAdmin.close(Duration.ofSeconds(5));
             }
         }
+        LOG.info("stopped ({} ms)", (System.nanoTime() - stopping) / 1_000_000);
     }
 }

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.lang.management.ManagementFactory;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,6 +27,10 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+
+import javax.management.InstanceNotFoundException;
+import javax.management.JMException;
+import javax.management.ObjectName;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -60,13 +65,11 @@ import kafka.tools.StorageTool;
  *       of a local runtime.</li>
  *   <li>Initial rebalance delays of 0: the 3 s default delays every application start and buys nothing with one
  *       instance per group.</li>
- *   <li>A broker session of 3 s (heartbeats every 0.5 s) instead of 9 s: killed without a clean stop, the broker
- *       stays registered with its controller, and when the process starts again its new incarnation is refused
- *       ({@code DUPLICATE_BROKER_REGISTRATION}) until the dead one's session has expired, measured from the
- *       controller's own start. That wait was 10 of the 12 s from a SIGKILL to the broker answering again
- *       (docs/reliability.md, "Kill and restart"). Broker and controller share the process, so a heartbeat is late
- *       only when the whole JVM stalls; were it ever late by 3 s, the broker would be fenced until its next
- *       heartbeat, a pause rather than a loss.</li>
+ *   <li>A broker session of 60 s (heartbeats every 0.5 s): broker and controller share the process, so a heartbeat
+ *       is late only when the whole JVM stalls, and on a loaded machine it was, by more than the 3 s it used to be:
+ *       the controller fenced the live broker, which took every partition's leader away, and with them
+ *       transaction markers (KAFKA-20734, below). The session no longer slows a restart: the dead incarnation is
+ *       fenced before the broker starts, with a session of its own ({@link #fencePreviousIncarnation}).</li>
  *   <li>Listeners bind 127.0.0.1 only: the broker is not meant to be reachable from other hosts (and without
  *       {@link BrokerSettings#sasl()} has no authentication); an explicit IPv4 address also avoids {@code localhost}
  *       resolving to {@code ::1}.</li>
@@ -81,6 +84,19 @@ import kafka.tools.StorageTool;
  *       recorded in the metadata log, so the controller port may differ between restarts.</li>
  *   <li>The cluster id lives in {@code <dataDir>/cluster.id}: Kafka refuses a log directory formatted for another
  *       cluster id, so the same id is reused on every start and formatting only takes effect the first time.</li>
+ *   <li>No controlled shutdown ({@code controlled.shutdown.enable=false}): on one node there is nowhere to move
+ *       leadership, so a controlled shutdown only takes every partition's leader away while the transaction
+ *       coordinator still runs, and the coordinator drops the markers of a leaderless partition as if the topic
+ *       were deleted (KAFKA-20734, not fixed in 4.3.1 or 4.4.0): a hanging transaction. Without it the broker
+ *       just stops; what the coordinator had not finished it completes from its log at the next start.</li>
+ *   <li>The previous incarnation is fenced before the broker starts ({@link #fencePreviousIncarnation}). Started
+ *       on a data directory whose last broker was not fenced (killed, or stopped without controlled shutdown), a
+ *       combined node publishes its stale metadata first: it leads every partition again and its coordinator
+ *       starts completing the transactions it had prepared, until its controller fences the dead incarnation a
+ *       broker session later, takes every leader away and the coordinator drops the markers it was sending (the
+ *       same KAFKA-20734 path). A controller alone on the same metadata log fences it first, with no broker to
+ *       act on the stale image; the node then starts with every partition leaderless, and its coordinator loads
+ *       only once the broker is unfenced and leads them all again (docs/reliability.md, "Kill and restart").</li>
  * </ul>
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
@@ -88,10 +104,22 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
 
     private static final String HOST = "127.0.0.1";
+    private static final String NODE_ID = "1";
     private static final InetAddress LOOPBACK = loopback();
     private static final String CLUSTER_ID_FILE = "cluster.id";
     private static final String SERVER_PROPERTIES_FILE = "server.properties";
     private static final String LOG_DIR = "kafka-logs";
+    /** Kafka's own metadata log, in the log directory: there once the node has started. */
+    private static final String METADATA_LOG = "__cluster_metadata-0";
+    /** The controller's gauges of the registered brokers (Kafka's documented KRaft monitoring metrics). */
+    private static final String FENCED_BROKERS = "kafka.controller:type=KafkaController,name=FencedBrokerCount";
+    private static final String ACTIVE_BROKERS = "kafka.controller:type=KafkaController,name=ActiveBrokerCount";
+    /** A live broker is never fenced for a late heartbeat on one node: it would lose every leader. */
+    private static final Duration BROKER_SESSION = Duration.ofSeconds(60);
+    /** The fencing controller's broker session: no broker heartbeats to it, so only the dead one must expire. */
+    private static final Duration FENCING_SESSION = Duration.ofMillis(500);
+    /** A registration never seen (a node that died before its broker registered) leaves nothing to fence. */
+    private static final Duration FENCING_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration POLL_INTERVAL = Duration.ofMillis(100);
     private static final String SCRAM = "SCRAM-SHA-512";
     /** kafka-configs' default for a SCRAM credential. */
@@ -115,10 +143,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      * Starts the broker and returns once it answers a describe-cluster request.
      *
      * @throws BrokerStartException if a port is taken, the data directory is unusable, or the broker is not ready
-     *                              within {@link BrokerSettings#readyTimeout()}; nothing is left running then
+     *                              within {@link BrokerSettings#readyTimeout()} of its start (the fencing of its
+     *                              previous incarnation before it is bounded apart); nothing is left running then
      */
     public static EmbeddedKafkaBroker start(BrokerSettings settings) {
-        long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
         Path dataDir = settings.dataDir().toAbsolutePath().normalize();
         Path logDir = dataDir.resolve(LOG_DIR);
         Ports ports = choosePorts(settings.brokerPort(), settings.controllerPort());
@@ -128,6 +156,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         String clusterId = loadOrCreateClusterId(dataDir, logDir);
         Properties props = serverProperties(logDir, ports, settings.sasl());
         format(writeProperties(dataDir.resolve(SERVER_PROPERTIES_FILE), props), clusterId, logDir, settings.sasl());
+        if (Files.isDirectory(logDir.resolve(METADATA_LOG))) {
+            fencePreviousIncarnation(props);
+        }
+        // From here: the fencing, bounded by itself, is not what the timeout measures.
+        long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
 
         KafkaConfig config;
         try {
@@ -206,7 +239,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private static Properties serverProperties(Path logDir, Ports ports, Optional<SaslUsers> sasl) {
         Properties props = new Properties();
         props.put("process.roles", "broker,controller");
-        props.put("node.id", "1");
+        props.put("node.id", NODE_ID);
         props.put("controller.quorum.voters", "1@" + HOST + ":" + ports.controller());
         String client = sasl.isPresent() ? "CLIENT" : "PLAINTEXT";
         props.put("listeners", client + "://" + HOST + ":" + ports.broker() + ",CONTROLLER://" + HOST + ":"
@@ -245,7 +278,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("share.coordinator.state.topic.num.partitions", "1");
         props.put("group.initial.rebalance.delay.ms", "0");
         props.put("group.streams.initial.rebalance.delay.ms", "0");
-        props.put("broker.session.timeout.ms", "3000");
+        props.put("broker.session.timeout.ms", String.valueOf(BROKER_SESSION.toMillis()));
         props.put("broker.heartbeat.interval.ms", "500");
         // On one machine a shorter group session is the user's to choose (run --session-timeout): down to 2 s, not
         // Kafka's 6 s floor; and a dead producer's timed-out transaction is aborted within half a second, not ten
@@ -257,7 +290,72 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("group.streams.min.session.timeout.ms", "2000");
         props.put("group.streams.min.heartbeat.interval.ms", "500");
         props.put("log.cleaner.dedupe.buffer.size", "2097152");
+        props.put("controlled.shutdown.enable", "false");
         return props;
+    }
+
+    /**
+     * Runs the node's controller alone on the metadata log until it has fenced the broker's previous incarnation,
+     * then stops it. Nothing acts on the stale metadata meanwhile: there is no broker, so no partition leader and
+     * no transaction coordinator. The controller fences the dead incarnation once its session, which starts when
+     * the controller becomes active, has expired: {@link #FENCING_SESSION} here. An incarnation fenced already
+     * (a data directory of a version with controlled shutdown) is seen fenced at once.
+     */
+    private static void fencePreviousIncarnation(Properties brokerProps) {
+        long started = System.nanoTime();
+        Properties props = new Properties();
+        props.putAll(brokerProps);
+        props.put("process.roles", "controller");
+        String controller = ((String) brokerProps.get("listeners")).replaceFirst("^.*(CONTROLLER://[^,]+).*$", "$1");
+        props.put("listeners", controller);
+        for (String brokerOnly : List.of("advertised.listeners", "inter.broker.listener.name",
+                "sasl.mechanism.inter.broker.protocol", "controlled.shutdown.enable")) {
+            props.remove(brokerOnly);
+        }
+        props.put("broker.session.timeout.ms", String.valueOf(FENCING_SESSION.toMillis()));
+        props.put("broker.heartbeat.interval.ms", String.valueOf(FENCING_SESSION.toMillis() / 5));
+        KafkaRaftServer fencing;
+        try {
+            fencing = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+        } catch (RuntimeException e) {
+            throw new BrokerStartException("Invalid configuration of the embedded broker's controller: "
+                    + e.getMessage(), e);
+        }
+        try {
+            fencing.startup();
+            long until = System.nanoTime() + FENCING_TIMEOUT.toNanos();
+            // Both gauges are 0 until the controller has loaded the metadata, then count our one broker.
+            while (gauge(FENCED_BROKERS) < 1 || gauge(ACTIVE_BROKERS) > 0) {
+                if (System.nanoTime() > until) {
+                    log.warn("The embedded broker's previous incarnation was not seen fenced within {} ms ({} "
+                            + "fenced, {} active); starting the broker all the same", FENCING_TIMEOUT.toMillis(),
+                            gauge(FENCED_BROKERS), gauge(ACTIVE_BROKERS));
+                    break;
+                }
+                Thread.sleep(POLL_INTERVAL.toMillis() / 2);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BrokerStartException("Interrupted while fencing the embedded broker's previous incarnation", e);
+        } catch (RuntimeException e) {
+            throw new BrokerStartException("The embedded broker's controller failed to start: " + e.getMessage(), e);
+        } finally {
+            stop(fencing);
+        }
+        log.info("Fenced the embedded broker's previous incarnation before starting it ({} ms)",
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** A gauge of the controller running in this JVM; 0 while it has none. */
+    private static int gauge(String name) {
+        try {
+            Object value = ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName(name), "Value");
+            return value instanceof Number number ? number.intValue() : 0;
+        } catch (InstanceNotFoundException e) {
+            return 0;
+        } catch (JMException e) {
+            throw new IllegalStateException("cannot read " + name + ": " + e, e);
+        }
     }
 
     private static Ports choosePorts(int brokerPort, int controllerPort) {

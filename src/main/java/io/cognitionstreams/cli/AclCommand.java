@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "acl", mixinStandardHelpOptions = true,
+@Command(name = "acl",
         description = {"The least-privilege ACLs of the secure deployment (docs/security.md): print them, or apply "
                 + "them to a cluster with an admin's --command-config."},
         subcommands = {AclCommand.Print.class, AclCommand.Apply.class})
@@ -63,7 +63,7 @@ final class AclCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "print", mixinStandardHelpOptions = true,
+    @Command(name = "print",
             description = "Prints each principal's rights, one row per resource.")
     static final class Print implements Callable<Integer> {
 
@@ -80,7 +80,7 @@ final class AclCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "apply", mixinStandardHelpOptions = true,
+    @Command(name = "apply",
             description = {"Creates the profile's ACLs the cluster lacks (applying twice changes nothing; ACLs it "
                     + "does not name are left alone).",
                     "Needs a principal allowed to alter ACLs, e.g. --command-config <secrets-dir>/admin.properties."})

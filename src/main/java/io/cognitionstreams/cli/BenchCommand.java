@@ -31,7 +31,6 @@ import io.cognitionstreams.load.ChatEndpointDouble;
 import io.cognitionstreams.load.EndToEndBench;
 import io.cognitionstreams.load.PeakMemory;
 import io.cognitionstreams.load.Workload;
-import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.telemetry.KafkaMetricsBridge;
 import io.cognitionstreams.topics.Topics;
@@ -41,7 +40,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(name = "bench",
         description = {"Measures the whole pipeline: requests/s and latency from a request's timestamp to its first "
                 + "channel.cli_chat record (read_committed), at each offered rate, next to a raw produce-then-consume "
                 + "pass-through in the same run, and the JVM's peak resident memory.",
@@ -217,8 +216,7 @@ final class BenchCommand implements Callable<Integer> {
                     partitions, (short) (broker != null ? 1 : -1), 1, modelSettings,
                     Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
                     GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuned,
-                    app, ExecutorSettings.none(), memory.settings(), List.of(),
-                    RoleEndpoints.none());
+                    app, ExecutorSettings.none(), memory.settings(), List.of());
             err.printf("bench %s (%s): %s broker at %s, %d partitions, workload %s, commit interval %d ms, %s%n",
                     run, mode, broker != null ? "embedded" : "external", bootstrap, partitions, workload,
                     tuning.commitInterval.toMillis(), modelDescription());

@@ -12,7 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "checkpoints", mixinStandardHelpOptions = true,
+@Command(name = "checkpoints",
         description = {"Lists a session's checkpoints in order, read_committed from cognition.checkpoints.",
                 "A packet checkpoint is the state before the model answered (where AutoFix travels back to and "
                         + "where `replay --to` and `fork --from` start); a verified one follows a passed Verify."})

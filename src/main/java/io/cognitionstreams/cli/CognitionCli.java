@@ -1,18 +1,41 @@
 package io.cognitionstreams.cli;
 
+import java.util.List;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.MissingParameterException;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /** Entry point of the `cognition` command. */
-@Command(name = "cognition", mixinStandardHelpOptions = true, version = "cognition-streams 0.1.0",
+@Command(name = "cognition", version = "cognition-streams 0.1.0",
         description = "Keeps LLM agents on their rules, in budget and safe, as Kafka Streams topologies.",
         subcommands = {RunCommand.class, ProduceCommand.class, TailCommand.class, TopicsCommand.class,
                 SkillsCommand.class, PersonaCommand.class, IdentityCommand.class, GatekeeperCommand.class,
                 CouncilCommand.class, CheckpointsCommand.class, ReplayCommand.class, ForkCommand.class,
                 RewindCommand.class, SessionCommand.class, MemoryCommand.class, BenchCommand.class,
                 SchemaCommand.class, AclCommand.class,
-                McpServerCommand.class, CommandLine.HelpCommand.class})
+                McpServerCommand.class, HelpCommand.class})
 public final class CognitionCli {
+
+    private static final String HELP = "Show this help message and exit.";
+
+    /*
+     * Not picocli's standard help mixin on every command: its -V/--version, on a command group, swallowed the
+     * subcommand's own --version (`identity --version 5 ...` printed nothing and exited 0), and on `identity set`
+     * it displaced -h, so --help there failed on the missing required options. --version belongs to the top-level
+     * command alone; every command gets -h/--help from commandLine().
+     */
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = HELP)
+    boolean help;
+
+    @Option(names = {"-V", "--version"}, versionHelp = true, description = "Print version information and exit.")
+    boolean version;
 
     public static void main(String[] args) {
         System.exit(execute(args));
@@ -47,13 +70,39 @@ public final class CognitionCli {
 
     public static CommandLine commandLine() {
         CommandLine commandLine = new CommandLine(new CognitionCli());
+        addHelpOptions(commandLine);
         commandLine.registerConverter(java.time.Duration.class, new DurationConverter());
         ProduceCommand.describeKeys(commandLine.getSubcommands().get("produce").getCommandSpec());
+        IParameterExceptionHandler standard = commandLine.getParameterExceptionHandler();
+        commandLine.setParameterExceptionHandler((error, args) -> standard.handleParseException(unknownFirst(error),
+                args));
         commandLine.setExecutionExceptionHandler((error, cmd, parsed) -> {
             cmd.getErr().println("error: " + Refusal.describe(error, cmd).orElseGet(() -> rootMessage(error)));
             return 2;
         });
         return commandLine;
+    }
+
+    /**
+     * Picocli's own refusal, except that an unknown option is named before the required options it may stand in
+     * for: `tail --topci x` should say what was mistyped, not that --topic is missing.
+     */
+    private static ParameterException unknownFirst(ParameterException error) {
+        List<String> unmatched = error.getCommandLine().getUnmatchedArguments();
+        return error instanceof MissingParameterException && !unmatched.isEmpty()
+                ? new UnmatchedArgumentException(error.getCommandLine(), unmatched)
+                : error;
+    }
+
+    /** Gives every subcommand that has none a -h/--help (picocli's own `help` command has its own). */
+    private static void addHelpOptions(CommandLine parent) {
+        for (CommandLine command : parent.getSubcommands().values()) {
+            CommandSpec spec = command.getCommandSpec();
+            if (spec.findOption("--help") == null && spec.findOption("-h") == null) {
+                spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description(HELP).build());
+            }
+            addHelpOptions(command);
+        }
     }
 
     static String rootMessage(Throwable error) {

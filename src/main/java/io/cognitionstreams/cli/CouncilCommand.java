@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "council", mixinStandardHelpOptions = true,
+@Command(name = "council",
         subcommands = {CouncilCommand.Keygen.class, CouncilCommand.Sign.class, CouncilCommand.Pending.class,
                 CouncilCommand.VoteCommand.class},
         description = {"Prints a council's state: its roles with last heartbeat and status, its open proposals with "
@@ -77,7 +77,7 @@ final class CouncilCommand implements Callable<Integer> {
         return state;
     }
 
-    @Command(name = "pending", mixinStandardHelpOptions = true,
+    @Command(name = "pending",
             description = {"Lists the proposals a council has open, each with its deadline, the votes cast so far and "
                     + "what it asks: a tool call waiting for approval shows its tool, skill, session, risk and "
                     + "arguments (redacted for display, with the digest of the exact ones).",
@@ -105,7 +105,7 @@ final class CouncilCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "vote", mixinStandardHelpOptions = true,
+    @Command(name = "vote",
             description = {"Votes on a proposal as a person acting in a council role (e.g. operator, which must be "
                     + "one of the app's --council-roles): a HEARTBEAT, so the role is active, then the VOTE, on "
                     + Topics.COUNCIL_MESSAGES + ".",
@@ -183,7 +183,7 @@ final class CouncilCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "keygen", mixinStandardHelpOptions = true,
+    @Command(name = "keygen",
             description = {"Makes a council role's Ed25519 key pair: the private key in --key (readable by its owner "
                     + "only, never overwritten), its public half beside it (.pub).",
                     "With --publish, registers the public key as the role's on " + Topics.COUNCIL_KEYS + ", which "
@@ -224,7 +224,7 @@ final class CouncilCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "sign", mixinStandardHelpOptions = true,
+    @Command(name = "sign",
             description = {"Signs council messages: reads one JSON message a line (as `produce --topic "
                     + Topics.COUNCIL_MESSAGES + "` takes them) and writes each signed, for example "
                     + "`cognition council sign --key lite.pem < votes.jsonl | cognition produce --topic "

@@ -1,6 +1,7 @@
 package io.cognitionstreams.cli;
 
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.cognitionstreams.app.Demo;
 import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.CouncilDecision;
@@ -30,6 +32,7 @@ import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.SessionUsage;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
@@ -68,8 +71,10 @@ final class DemoWatcher {
         boolean autoContinues = settings.executor().enabled() && settings.executor().autoContinueSteps() > 0;
         boolean letterSeen = false;
         Set<String> undecided = new HashSet<>();
-        // A session with tool results takes one more turn on its own (auto-continue): wait for its answer too.
+        // A session with tool results takes one more turn on its own (auto-continue): wait for its answer too,
+        // unless a session budget stopped it (run --session-*-budget).
         Set<String> continuing = new HashSet<>();
+        Set<String> overBudget = new HashSet<>();
         try (KafkaConsumer<byte[], byte[]> consumer = watchFromEnd();
              KafkaProducer<byte[], byte[]> producer = producer()) {
             Topic<String, CognitionRequest> in = topics.requests;
@@ -92,13 +97,23 @@ final class DemoWatcher {
                             && message.getType() != CouncilMessageType.VOTE) {
                         continue; // heartbeats and the council's ticks: not what the demo shows
                     }
+                    if (value instanceof SessionUsage usage) {
+                        if (usage.getOverBudget() != null) {
+                            String session = new String(record.key(), StandardCharsets.UTF_8);
+                            overBudget.add(session);
+                            continuing.remove(session);
+                            out.println(String.format("%-22s %-14s stopped: it has spent %s", record.topic(),
+                                    session, usage.getOverBudget()));
+                        }
+                        continue;
+                    }
                     out.println(format(record.topic(), value));
                     if (value instanceof RoutedBlock block && block.getSequence() == block.getBlockCount() - 1) {
                         pending.remove(block.getSessionId());
                         continuing.remove(block.getSessionId());
                     }
                     if (value instanceof ToolResult result && autoContinues && requested.contains(
-                            result.getSessionId())) {
+                            result.getSessionId()) && !overBudget.contains(result.getSessionId())) {
                         continuing.add(result.getSessionId());
                     }
                     if (value instanceof DeadLetter letter && letter.getSourceTopic().equals(in.name())) {
@@ -198,6 +213,9 @@ final class DemoWatcher {
         watched.add(Topics.COUNCIL_DECISIONS);
         watched.add(Topics.TOOL_RESULTS);
         watched.add(Topics.COGNITION_DLQ);
+        if (!settings.budgets().equals(SessionBudgets.NONE)) {
+            watched.add(Topics.SESSION_USAGE);
+        }
         List<TopicPartition> partitions = new ArrayList<>();
         for (String topic : watched) {
             for (PartitionInfo info : consumer.partitionsFor(topic)) {

@@ -15,7 +15,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "fork", mixinStandardHelpOptions = true,
+@Command(name = "fork",
         description = {"Forks a session at checkpoint N into a new session: the requests before N rebuild its "
                 + "history, the ones from N on run again there, each sent once the one before is answered "
                 + "(docs/timetravel.md).",

@@ -16,7 +16,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "gatekeeper", mixinStandardHelpOptions = true,
+@Command(name = "gatekeeper",
         description = {"Shows a session's gatekeeper state: its active skills against the cognitive-load threshold, "
                 + "its call counts and its recent denials.",
                 "Reads the session's latest record on " + Topics.GATEKEEPER_SESSIONS + " (read_committed), which "

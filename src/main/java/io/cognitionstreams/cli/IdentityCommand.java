@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "identity", mixinStandardHelpOptions = true,
+@Command(name = "identity",
         description = {"The identity every packet carries (seed 003 section 3): changing it is a governance action.",
                 "Only azrael alone, or azrael with prime for an emergency patch, may change it; the app refuses "
                         + "any other version. In production, also restrict WRITE on cognition.identity with ACLs."},
@@ -34,7 +34,7 @@ final class IdentityCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "say what to do: set");
     }
 
-    @Command(name = "set", mixinStandardHelpOptions = true,
+    @Command(name = "set",
             description = "Writes a new identity version to cognition.identity; one the app would refuse is "
                     + "refused here already, and nothing is written.")
     static final class Set implements Callable<Integer> {

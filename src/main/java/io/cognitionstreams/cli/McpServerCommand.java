@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "mcp-server", mixinStandardHelpOptions = true,
+@Command(name = "mcp-server",
         description = {"Serves the MCP server shipped with the app on stdin/stdout, for an MCP client (the "
                 + "executor, or any other) to start.",
                 "workspace: read-only list_files and read_file under --root, and a clock. `run --demo` starts it "

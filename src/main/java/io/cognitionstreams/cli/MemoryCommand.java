@@ -37,7 +37,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "memory", mixinStandardHelpOptions = true,
+@Command(name = "memory",
         description = {"Lists, searches and forgets episodic memories: the compacted cognition.memory topic, read "
                 + "(read_committed) as every instance's global store holds it (docs/assembly.md).",
                 "A scope or session that holds no memory is an error (exit 1), and so is a scope no request could "
@@ -139,7 +139,7 @@ final class MemoryCommand implements Callable<Integer> {
                 + (more > 0 ? " and " + more + " more" : "");
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true,
+    @Command(name = "list",
             description = {"Without a selection: each scope with its entries, the sessions that wrote them and when "
                     + "its oldest and newest were written.",
                     "With --scope or --session: those entries, oldest first, each with when and where it was "
@@ -189,7 +189,7 @@ final class MemoryCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "search", mixinStandardHelpOptions = true,
+    @Command(name = "search",
             description = {"Searches one scope as a request of that scope would: the memories most similar to TEXT "
                     + "(cosine of the embeddings of --memory-embedder, at least " + EpisodicMemory.MIN_SIMILARITY
                     + "), "
@@ -278,7 +278,7 @@ final class MemoryCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "forget", mixinStandardHelpOptions = true,
+    @Command(name = "forget",
             description = {"Forgets the memories of a scope, or every memory a session wrote (a user's deletion "
                     + "request): one tombstone per entry on cognition.memory, all in one transaction.",
                     "Running instances drop them from their stores and indexes as they read the tombstones, and "

@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-@Command(name = "persona", mixinStandardHelpOptions = true,
+@Command(name = "persona",
         description = {"Loads personas into, or lists them from, the compacted cognition.personas topic.",
                 "A request names its persona by name; running instances see a loaded persona with their next packet."},
         subcommands = {PersonaCommand.Load.class, PersonaCommand.ListPersonas.class})
@@ -42,7 +42,7 @@ final class PersonaCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "say what to do: load or list");
     }
 
-    @Command(name = "load", mixinStandardHelpOptions = true,
+    @Command(name = "load",
             description = {"Loads personas from a JSON Lines file: one persona a line, in the record's JSON form "
                     + "(docs/assembly.md), e.g.",
                     "{\"name\":\"mentor\",\"role\":\"You are a patient mentor.\",\"tone\":\"warm\","
@@ -117,7 +117,7 @@ final class PersonaCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true,
+    @Command(name = "list",
             description = {"Lists the personas the app applies now, read_committed from cognition.personas "
                     + "(records the app refuses are left out, as its stores leave them out).",
                     "--full prints each one as the model reads it."})

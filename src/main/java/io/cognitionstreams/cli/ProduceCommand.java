@@ -28,7 +28,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "produce", mixinStandardHelpOptions = true,
+@Command(name = "produce",
         description = {"Sends JSON lines (one record per line, see docs/json-format.md) to a topic, or deletes keys "
                 + "from a compacted topic (--tombstone).",
                 "Each line is checked against the topic's Avro schema; a bad line is reported with its line number "

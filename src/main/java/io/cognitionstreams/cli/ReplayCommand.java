@@ -13,7 +13,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "replay", mixinStandardHelpOptions = true,
+@Command(name = "replay",
         description = {"Re-runs a session from checkpoint N, in the same session: its original requests from N on "
                 + "are sent again, each assembled from the history its original saw (docs/timetravel.md).",
                 "The requests are found on cognition.requests by the checkpoint's time; nothing already written "

@@ -15,7 +15,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "rewind", mixinStandardHelpOptions = true,
+@Command(name = "rewind",
         description = {"Moves a consumer group's committed offsets to the first record at or after a time, so its "
                 + "consumers reprocess from there (a partition with nothing that late goes to its end).",
                 "The group must be inactive: stop its consumers first. A Kafka Streams capability's group is "

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.clients.admin.Admin;
 
@@ -23,6 +24,7 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.clients.ClientProperties;
@@ -40,7 +42,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "run", mixinStandardHelpOptions = true,
+@Command(name = "run",
         description = {"Runs every topology and the model worker until Ctrl-C.",
                 "Without --bootstrap-servers an embedded Kafka broker is started first, with its data in --data-dir."})
 final class RunCommand implements Callable<Integer> {
@@ -50,6 +52,13 @@ final class RunCommand implements Callable<Integer> {
      * the app's consumers' default session timeout of 15 s (--session-timeout).
      */
     private static final Duration PREVIOUS_MEMBERS_WAIT = Duration.ofSeconds(60);
+    /** How often a start says which capabilities it still waits for. */
+    private static final Duration START_PROGRESS = Duration.ofSeconds(30);
+    /**
+     * How long the embedded broker may take to answer: after an unclean stop it recovers every partition's log, which
+     * took over a minute on two cores shared with other builds.
+     */
+    private static final Duration BROKER_READY = Duration.ofMinutes(3);
 
     @Mixin
     ClusterOptions cluster;
@@ -89,6 +98,12 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     TelemetryOptions telemetry;
+
+    @Mixin
+    StreamOptions streaming;
+
+    @Mixin
+    BudgetOptions budgets;
 
     @Mixin
     ApprovalOptions approval;
@@ -163,16 +178,13 @@ final class RunCommand implements Callable<Integer> {
             return 2;
         }
         // Checked before a broker starts, so a bad flag leaves nothing running.
-        GatekeeperSettings gatekeeper = approval.apply(gatekeeping.settings(), councils.councilProposalTtl);
-        RoutingLimits routingLimits = routing.limits();
         RoleEndpoints roleWorkers = roleOptions.endpoints(demoRun.demo);
-        CouncilSettings council = councils.settings(roleWorkers, security.secure);
-        Settings.MemorySettings memorySettings = memory.settings();
-        Settings.ModelSettings modelSettings = model.settings();
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
-        ExecutorSettings tools = executor.settings(demoRun.demo ? List.of(WorkspaceServer.demoConfig(
-                Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), embedded.dataDir,
-                demoRun.demo);
+        Rooms rooms = new Rooms(approval.apply(gatekeeping.settings(), councils.councilProposalTtl),
+                routing.limits(), councils.settings(roleWorkers, security.secure), roleWorkers, memory.settings(),
+                model.settings(), budgets.budgets(), executor.settings(demoRun.demo
+                        ? List.of(WorkspaceServer.demoConfig(Path.of(System.getenv().getOrDefault("COGNITION_HOME",
+                                ".")))) : List.of(), embedded.dataDir, demoRun.demo));
         Map<String, Object> clientProperties = telemetry.clientSettings(cluster.fileSettings());
         Map<String, Object> governanceProperties = clientProperties;
         if (security.governanceConfig != null) {
@@ -185,18 +197,20 @@ final class RunCommand implements Callable<Integer> {
         Optional<OpenTelemetrySdk> tracing = Optional.empty();
         try {
             tracing = telemetry.startTracing(applicationId, Optional.ofNullable(routing.redactionConfig), err);
-            return run(err, rewindTo, gatekeeper, routingLimits, council, roleWorkers, memorySettings, modelSettings,
-                    tools, clientProperties, governanceProperties, states, metrics);
+            return run(err, rewindTo, rooms, clientProperties, governanceProperties, states, metrics);
         } finally {
             metrics.ifPresent(MetricsServer::close);
             tracing.ifPresent(OpenTelemetrySdk::close);
         }
     }
 
-    private int run(PrintWriter err, Optional<Instant> rewindTo, GatekeeperSettings gatekeeper,
-                    RoutingLimits routingLimits, CouncilSettings council, RoleEndpoints roleWorkers,
-                    Settings.MemorySettings memorySettings,
-                    Settings.ModelSettings modelSettings, ExecutorSettings tools, Map<String, Object> clientProperties,
+    /** What each room's options say, checked before anything starts. */
+    private record Rooms(GatekeeperSettings gatekeeper, RoutingLimits routingLimits, CouncilSettings council,
+                         RoleEndpoints roleWorkers, Settings.MemorySettings memory, Settings.ModelSettings model,
+                         SessionBudgets budgets, ExecutorSettings tools) {
+    }
+
+    private int run(PrintWriter err, Optional<Instant> rewindTo, Rooms rooms, Map<String, Object> clientProperties,
                     Map<String, Object> governanceProperties, Path states, Optional<MetricsServer> metrics)
             throws Exception {
         EmbeddedKafkaBroker broker = null;
@@ -211,8 +225,7 @@ final class RunCommand implements Callable<Integer> {
             }
             secured = Optional.of(SecureDeployment.prepare(security.secretsDir != null ? security.secretsDir
                     : embedded.dataDir.resolve("secrets"), new Principals(tenants(security.tenants, security.secure),
-                    councils.councilRoles),
-                    applicationId));
+                    rooms.council().roles()), applicationId));
         }
         if (bootstrap == null) {
             // The broker takes seconds to start, more after an unclean stop: say what is going on meanwhile.
@@ -220,7 +233,7 @@ final class RunCommand implements Callable<Integer> {
                     security.secure ? ", secured" : "");
             err.flush();
             broker = EmbeddedKafkaBroker.start(new BrokerSettings(embedded.dataDir.resolve("kafka"), embedded.port,
-                    embedded.controllerPort, Duration.ofSeconds(60), secured.map(SecureDeployment::saslUsers)));
+                    embedded.controllerPort, BROKER_READY, secured.map(SecureDeployment::saslUsers)));
             bootstrap = broker.bootstrapServers();
             err.printf("embedded Kafka broker at %s (data in %s)%n", bootstrap, broker.dataDir());
             err.flush();
@@ -239,9 +252,10 @@ final class RunCommand implements Callable<Integer> {
         short replication = replicationFactor != null ? replicationFactor : (short) (broker != null ? 1 : -1);
         Settings settings = new Settings(bootstrap, applicationId,
                 states, cluster.registry(), partitions, replication,
-                threads, modelSettings, compression.settings(), routing.settings(routingLimits),
-                gatekeeper, council, security.secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
-                tools, memorySettings, tenants(security.tenants, security.secure), roleWorkers);
+                threads, rooms.model(), compression.settings(), routing.settings(rooms.routingLimits()),
+                rooms.gatekeeper(), rooms.council(), security.secure ? reportOnly(tuning.tuning(), err)
+                        : tuning.tuning(), clientProperties, rooms.tools(), rooms.memory(),
+                tenants(security.tenants, security.secure), rooms.roleWorkers(), streaming.stream, rooms.budgets());
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
@@ -257,7 +271,6 @@ final class RunCommand implements Callable<Integer> {
             if (!skills.isEmpty()) {
                 err.printf("loaded %d skills from %s%n", skills.size(), skillsDir);
             }
-            started.awaitRunning(Duration.ofSeconds(90));
         } catch (RuntimeException | InterruptedException | IOException | ExecutionException e) {
             if (started != null) {
                 started.close();
@@ -269,20 +282,40 @@ final class RunCommand implements Callable<Integer> {
         }
         CognitionRuntime runtime = started;
         metrics.ifPresent(server -> server.readiness(runtime::notReady));
-        err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
-                runtime.topics().avro().describe());
-        err.printf("%s%n", gatekeeper.approvalRule().describe());
-        err.flush();
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean stopping = new AtomicBoolean();
         EmbeddedKafkaBroker ownedBroker = broker;
         Thread hook = new Thread(() -> {
-            runtime.close();
+            stopping.set(true);
+            // The app's clients first, then, once none of its transactions is in flight, the broker: a broker
+            // stopping under a transaction being completed can lose its markers (docs/operations.md, "Stopping").
+            runtime.close(ownedBroker != null ? runtime.transactionsDrain() : Duration.ZERO);
             if (ownedBroker != null) {
                 ownedBroker.close();
             }
             stopped.countDown();
         }, "cognition-shutdown");
+        // Before the capabilities run: a stop while they restore is as clean as any other.
         Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            // However long the restore takes: giving up would only make the next start restore it all again.
+            runtime.awaitRunning(START_PROGRESS, line -> {
+                err.println(line);
+                err.flush();
+            });
+        } catch (IllegalStateException e) {
+            if (stopping.get()) {
+                stopped.await();
+                return 0;
+            }
+            Runtime.getRuntime().removeShutdownHook(hook);
+            hook.run();
+            throw e;
+        }
+        err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
+                runtime.topics().avro().describe());
+        err.printf("%s%n", rooms.gatekeeper().approvalRule().describe());
+        err.flush();
         if (demoRun.demo) {
             boolean complete = new DemoWatcher(settings, runtime.topics(), spec.commandLine().getOut())
                     .run(Instant.now(), demoRun.exitAfterDemo ? demoRun.demoTimeout : null);

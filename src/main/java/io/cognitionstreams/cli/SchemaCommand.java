@@ -18,7 +18,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "schema", mixinStandardHelpOptions = true,
+@Command(name = "schema",
         description = {"Gives each topic's value schema to clients outside the app, in any language "
                 + "(docs/serialization.md). Needs no cluster.",
                 "Without options it lists every topic with its value type and the 10 bytes its values start with "

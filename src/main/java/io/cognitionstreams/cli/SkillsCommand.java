@@ -18,7 +18,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "skills", mixinStandardHelpOptions = true,
+@Command(name = "skills",
         description = {"Loads skills into, or deletes them from, the compacted cognition.skills topic.",
                 "Running instances see the change with their next packet and tool call, no restart."},
         subcommands = {SkillsCommand.Load.class, SkillsCommand.Delete.class})
@@ -32,7 +32,7 @@ final class SkillsCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "say what to do: load or delete");
     }
 
-    @Command(name = "load", mixinStandardHelpOptions = true,
+    @Command(name = "load",
             description = "Loads a directory of skills (<name>/SKILL.md), replacing skills of the same name.")
     static final class Load implements Callable<Integer> {
 
@@ -61,7 +61,7 @@ final class SkillsCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "delete", mixinStandardHelpOptions = true,
+    @Command(name = "delete",
             description = {"Deletes skills: writes each name's tombstone to cognition.skills.",
                     "The gatekeeper then denies calls under the skill as unknown, and the assembly dead-letters "
                             + "requests naming it. `run` loads its --skills-dir again when it starts, so delete "

@@ -22,7 +22,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "topics", mixinStandardHelpOptions = true,
+@Command(name = "topics",
         description = "Lists the app's topics: value schema, who writes and reads them, and (with --describe) "
                 + "their partitions and record counts on the cluster.")
 final class TopicsCommand implements Callable<Integer> {

@@ -100,6 +100,13 @@ final class ChildApp {
         return process.exitValue();
     }
 
+    /** What the children have written to {@code log} from byte {@code from} on: one start's part of it. */
+    static String logSince(Path log, long from) throws IOException {
+        byte[] bytes = Files.readAllBytes(log);
+        int start = (int) Math.min(from, bytes.length);
+        return new String(bytes, start, bytes.length - start, StandardCharsets.UTF_8);
+    }
+
     /** A port free now on the loopback, for the child's broker and controller. */
     static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {

@@ -200,13 +200,19 @@ final class Ledger implements AutoCloseable {
     Verdict verify(Map<String, String> promptByRequest) {
         List<String> problems = new ArrayList<>();
         int exact = 0;
+        int lost = 0;
+        int doubled = 0;
         long records = 0;
         for (Map.Entry<String, String> entry : promptByRequest.entrySet()) {
             String request = entry.getKey();
             Expected expected = Expected.forPrompt(entry.getValue());
             List<String> wrong = new ArrayList<>(missing(request, entry.getValue()));
+            if (!wrong.isEmpty()) {
+                lost++;
+            }
             int packetCount = packets.getOrDefault(request, 0);
             int outputCount = outputs.getOrDefault(request, 0);
+            boolean more = packetCount > 1 || outputCount > 1;
             if (packetCount > 1) {
                 wrong.add(packetCount + " packets");
             }
@@ -217,6 +223,7 @@ final class Ledger implements AutoCloseable {
             for (Channel channel : CHANNELS) {
                 int written = blockRecords.getOrDefault(request + "|" + channel.id(), 0);
                 records += written;
+                more |= written > expected.blocks().get(channel);
                 if (written != expected.blocks().get(channel)) {
                     wrong.add(written + " block records on " + channel.id() + ", expected "
                             + expected.blocks().get(channel));
@@ -227,21 +234,28 @@ final class Ledger implements AutoCloseable {
             if (calls != expected.toolCalls()) {
                 wrong.add(calls + " tool call records, expected " + expected.toolCalls());
             }
+            if (more || calls > expected.toolCalls()) {
+                doubled++;
+            }
             if (wrong.isEmpty()) {
                 exact++;
             } else {
                 problems.add(request + ": " + String.join(", ", wrong));
             }
         }
-        return new Verdict(promptByRequest.size(), exact, records, problems);
+        return new Verdict(promptByRequest.size(), exact, records, problems, lost, doubled);
     }
 
     private Optional<String> packetOf(String request) {
         return Optional.ofNullable(packetOfRequest.get(request));
     }
 
-    /** @param exact requests with exactly their records; {@code problems} one line per other request */
-    record Verdict(int requests, int exact, long records, List<String> problems) {
+    /**
+     * @param exact   requests with exactly their records; {@code problems} one line per other request
+     * @param lost    requests missing something they must have
+     * @param doubled requests with some record more often than once, or more than they must have
+     */
+    record Verdict(int requests, int exact, long records, List<String> problems, int lost, int doubled) {
         boolean ok() {
             return problems.isEmpty() && exact == requests;
         }

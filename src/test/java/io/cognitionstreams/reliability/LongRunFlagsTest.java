@@ -97,6 +97,20 @@ class LongRunFlagsTest {
         assertThat(filled(new BrokerRestartRun.Flags()).options()).isEqualTo(new BrokerRestartRun.Options(20_000,
                 100, List.of(Duration.ofSeconds(5), Duration.ofSeconds(65), Duration.ofSeconds(120)),
                 Duration.ofSeconds(60), false));
+        assertThat(filled(new StopStartRun.Flags(), "--seed", "1").options()).isEqualTo(new StopStartRun.Options(67,
+                20, 1, List.of(StopStartRun.Kind.TERM, StopStartRun.Kind.KILL_APP, StopStartRun.Kind.KILL_ALL)));
+    }
+
+    @Test
+    void theNewerFlagsOfTheRestartRuns() {
+        assertThat(filled(new RestartRun.Flags(), "--seed", "1", "--sessions", "100000", "--wipe-state", "--",
+                "--memory-embedder", "static").options()).isEqualTo(new RestartRun.Options(10, 20, 1, OnHanging.FAIL,
+                100_000, true, List.of("--memory-embedder", "static")));
+        assertThat(filled(new StopStartRun.Flags(), "--kinds", "kill-all,term", "--cycles", "30").options().kinds())
+                .containsExactly(StopStartRun.Kind.KILL_ALL, StopStartRun.Kind.TERM);
+        Parsed wrong = parse(new StopStartRun.Flags(), "--kinds", "term,kill-broker");
+        assertThat(wrong.exit()).hasValue(2);
+        assertThat(wrong.err()).contains("'kill-broker' is not term, kill-app or kill-all");
     }
 
     @Test

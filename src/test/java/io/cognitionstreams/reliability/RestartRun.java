@@ -11,7 +11,11 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.ToDoubleFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 
 import io.cognitionstreams.broker.BrokerSettings;
@@ -25,6 +29,7 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * Kill and restart on the embedded default: {@code cognition run --data-dir D} in a child JVM with the broker inside
@@ -65,8 +70,16 @@ final class RestartRun {
      * @param rate      requests per second the agent sends
      * @param seed      of the pause between the answers' return and the next kill (1 to 5 s)
      * @param onHanging what to do about a hanging transaction (docs/reliability.md, "Kill and restart")
+     * @param sessions  sessions loaded before the first kill, two requests each ({@link Preload})
+     * @param wipeState whether each restart starts without the state stores (their changelogs restore them)
+     * @param appArgs   more `cognition run` flags
      */
-    record Options(int kills, int rate, long seed, OnHanging onHanging) {
+    record Options(int kills, int rate, long seed, OnHanging onHanging, int sessions, boolean wipeState,
+                   List<String> appArgs) {
+
+        Options(int kills, int rate, long seed, OnHanging onHanging) {
+            this(kills, rate, seed, onHanging, 0, false, List.of());
+        }
     }
 
     /**
@@ -77,12 +90,34 @@ final class RestartRun {
      * names them; its times say nothing about a restart then.
      */
     record Restart(double jvmUp, double brokerUp, double running, double firstAnswer,
-                   List<OpenTransaction> aborted) {
+                   List<OpenTransaction> aborted, Restored restored) {
         @Override
         public String toString() {
-            return String.format("JVM up %.1f s, broker up %.1f s, running %.1f s, first answer %.1f s%s", jvmUp,
-                    brokerUp, running, firstAnswer, aborted.isEmpty() ? ""
+            return String.format("JVM up %.1f s, broker up %.1f s, running %.1f s, first answer %.1f s%s%s", jvmUp,
+                    brokerUp, running, firstAnswer, restored.records() == 0 ? "" : String.format("; restored %,d "
+                            + "records, the longest capability's restore %.1f s", restored.records(),
+                            restored.seconds()), aborted.isEmpty() ? ""
                             : "; stalled on hanging transactions, aborted: " + aborted);
+        }
+    }
+
+    /**
+     * What the capabilities say they restored in a start (the app's RestoreLog lines): records in all, and the
+     * longest restore of one capability, from its first store's start to its last's end.
+     */
+    record Restored(long records, double seconds) {
+
+        private static final Pattern LINE = Pattern.compile("having restored (\\d+) records into .*? in (\\d+) ms");
+
+        static Restored from(String log) {
+            long records = 0;
+            long longest = 0;
+            Matcher line = LINE.matcher(log);
+            while (line.find()) {
+                records += Long.parseLong(line.group(1));
+                longest = Math.max(longest, Long.parseLong(line.group(2)));
+            }
+            return new Restored(records, longest / 1e3);
         }
     }
 
@@ -111,6 +146,7 @@ final class RestartRun {
             // The app's producers time their transactions out after 10 s at most: 30 s of silence is hanging.
             args.addAll(List.of("--hanging-transaction-after", HANGING_AFTER.toSeconds() + "s"));
         }
+        args.addAll(options.appArgs());
         String bootstrap = "127.0.0.1:" + port;
         Path appLog = workDir.resolve("app.log");
         log.printf("kill-restart run %s: %d kills, %d requests/s, seed %d, app log %s%n", run, options.kills(),
@@ -121,6 +157,9 @@ final class RestartRun {
         Traffic traffic = null;
         try {
             app.requireRunning(START_TIMEOUT);
+            if (options.sessions() > 0) {
+                Preload.sessions(bootstrap, topics, options.sessions(), log);
+            }
             traffic = Traffic.agent(bootstrap, topics.requests, run, options.rate());
             List<Restart> restarts = new ArrayList<>();
             try (Answers answers = new Answers(bootstrap, topics, run)) {
@@ -131,6 +170,10 @@ final class RestartRun {
                     long firstAfter = traffic.sent();
                     long killed = System.nanoTime();
                     app.kill();
+                    long logFrom = Files.size(appLog);
+                    if (options.wipeState()) {
+                        Preload.wipeStores(dataDir.resolve("streams"));
+                    }
                     ChildApp restarted = ChildApp.run(appLog, args);
                     app = restarted;
                     List<OpenTransaction> aborted = new ArrayList<>(stalls.await("an answer after kill " + k,
@@ -140,7 +183,8 @@ final class RestartRun {
                             () -> restarted.awaitRunning(Duration.ofMillis(100))));
                     Restart restart = new Restart(since(killed, app.printed(ChildApp.BROKER_STARTING)),
                             since(killed, app.printed(ChildApp.BROKER_UP)),
-                            since(killed, app.printed(ChildApp.RUNNING)), (answered - killed) / 1e9, aborted);
+                            since(killed, app.printed(ChildApp.RUNNING)), (answered - killed) / 1e9, aborted,
+                            Restored.from(ChildApp.logSince(appLog, logFrom)));
                     restarts.add(restart);
                     log.printf("kill %d/%d at %.1f s (%d sent): %s%n", k, options.kills(),
                             (killed - started) / 1e9, firstAfter, restart);
@@ -183,7 +227,11 @@ final class RestartRun {
      * without, and every {@code HANG_CHECK} after, it looks for hanging transactions: aborted (by the run or by the
      * app) and waited past when allowed, else named in the failure.
      */
-    record Stalls(String bootstrap, Topics topics, OnHanging onHanging, PrintStream log) {
+    record Stalls(String bootstrap, Topics topics, OnHanging onHanging, PrintStream log, Duration timeout) {
+
+        Stalls(String bootstrap, Topics topics, OnHanging onHanging, PrintStream log) {
+            this(bootstrap, topics, onHanging, log, ANSWER_TIMEOUT);
+        }
 
         interface Step {
             boolean done() throws Exception;
@@ -196,12 +244,19 @@ final class RestartRun {
             long nextCheck = start + HANG_CHECK.toNanos();
             while (!step.done()) {
                 long now = System.nanoTime();
-                if (now > start + ANSWER_TIMEOUT.toNanos()) {
-                    throw new AssertionError(what + ": nothing within " + ANSWER_TIMEOUT + ", no hanging transaction");
+                if (now > start + timeout.toNanos()) {
+                    throw new AssertionError(what + ": nothing within " + timeout + ", no hanging transaction");
                 }
                 if (now > nextCheck) {
                     nextCheck = now + HANG_CHECK.toNanos();
-                    List<OpenTransaction> hanging = Hanging.find(bootstrap, topics, HANGING_AFTER);
+                    List<OpenTransaction> hanging;
+                    try {
+                        hanging = Hanging.find(bootstrap, topics, HANGING_AFTER);
+                    } catch (ExecutionException | TimeoutException e) {
+                        // The broker is not answering yet (still starting, on a loaded machine): look again later.
+                        log.printf("%s: late, and the broker does not tell its transactions yet: %s%n", what, e);
+                        continue;
+                    }
                     if (hanging.isEmpty()) {
                         continue;
                     }
@@ -273,10 +328,23 @@ final class RestartRun {
             boolean appAborts;
         }
 
+        @Option(names = "--sessions", paramLabel = "N", defaultValue = "0",
+                description = "Sessions of two requests each, every one in a memory scope of its own, answered "
+                        + "before the first kill, so that a restart has that much state (default: ${DEFAULT-VALUE}).")
+        int sessions;
+
+        @Option(names = "--wipe-state", description = "Delete the state stores before each restart (the app's and "
+                + "each Kafka Streams' process ids kept): every store is restored from its changelog.")
+        boolean wipeState;
+
+        @Parameters(paramLabel = "RUN-FLAGS", description = "After --: more `cognition run` flags, e.g. -- "
+                + "--memory-embedder static.")
+        List<String> appArgs = new ArrayList<>();
+
         Options options() {
             OnHanging onHanging = hanging == null ? OnHanging.FAIL
                     : hanging.runAborts ? OnHanging.RUN_ABORTS : OnHanging.APP_ABORTS;
-            return new Options(kills, rate, seed.value, onHanging);
+            return new Options(kills, rate, seed.value, onHanging, sessions, wipeState, List.copyOf(appArgs));
         }
     }
 
@@ -292,6 +360,10 @@ final class RestartRun {
         System.out.println(summary(clean, "kill to broker up", Restart::brokerUp));
         System.out.println(summary(clean, "kill to running", Restart::running));
         System.out.println(summary(clean, "kill to first answer", Restart::firstAnswer));
+        if (clean.stream().anyMatch(restart -> restart.restored().records() > 0)) {
+            System.out.println(summary(clean, "longest restore of a capability", restart -> restart.restored()
+                    .seconds()));
+        }
         System.exit(report.verdict().ok() ? 0 : 1);
     }
 }
