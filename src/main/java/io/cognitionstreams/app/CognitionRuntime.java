@@ -50,12 +50,9 @@ import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.health.DepartedInstances;
 import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.model.AnswerStreams;
-import io.cognitionstreams.model.AnthropicChatModel;
 import io.cognitionstreams.model.ModelWorker;
 import io.cognitionstreams.roles.RoleWorker;
-import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
-import io.cognitionstreams.model.ResilientModel;
 import io.cognitionstreams.model.StreamedAnswers;
 import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.schema.Persona;
@@ -91,6 +88,8 @@ public final class CognitionRuntime implements AutoCloseable {
     /** The model worker, and the executor when it has something to run, each on its own thread. */
     private final List<Worker> workers;
     private final TransactionWatch transactionWatch;
+    /** The model endpoints' clients, closed after the workers that call them. */
+    private final ModelEndpoints endpoints;
     /** The readiness check's client, made at the first check. */
     private Admin healthAdmin;
 
@@ -103,8 +102,9 @@ public final class CognitionRuntime implements AutoCloseable {
 
     private CognitionRuntime(Settings settings, Topics topics, Map<String, KafkaStreams> streams,
                              Map<String, RestoreLog> restoreLogs, List<Worker> workers,
-                             TransactionWatch transactionWatch) {
+                             TransactionWatch transactionWatch, ModelEndpoints endpoints) {
         this.settings = settings;
+        this.endpoints = endpoints;
         this.topics = topics;
         this.streams = streams;
         this.restoreLogs = restoreLogs;
@@ -194,30 +194,29 @@ public final class CognitionRuntime implements AutoCloseable {
                 configureStreamsGroups(admin, settings, streams.keySet());
             }
         }
-        // An endpoint's outages stall its calls rather than fail them; the replay model has none.
-        ModelClient model = settings.model().usesReplay() ? modelClient(settings.model())
-                : new ResilientModel(settings.model().endpoint().get(), modelClient(settings.model()),
-                ResilientModel.Policy.of(settings.model().concurrency()));
+        // An endpoint's outages stall its calls rather than fail them; the replay model has none. One client per
+        // endpoint, shared with the council's role workers that vote with the same endpoint.
+        ModelEndpoints endpoints = new ModelEndpoints(settings.model());
+        ModelClient model = settings.model().usesReplay() ? ReplayModel.bundled()
+                : settings.model().modelName().map(name -> ModelEndpoints.answeringAs(
+                        endpoints.at(settings.model().endpoint().get()), name))
+                        .orElseGet(() -> endpoints.at(settings.model().endpoint().get()));
         AnswerStreams answers = settings.streamAnswers() ? new StreamedAnswers(client, topics, parts.router())
                 : AnswerStreams.OFF;
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
                 InstanceId.of(settings.stateDir()), topics, model, settings.model().concurrency(),
                 settings.tuning().sessionTimeout(), answers);
         List<Worker> workers = new ArrayList<>();
-        // The client and the previews close after the loop: a call it gives up on then reaches no one.
-        workers.add(Worker.of("model-worker", worker, () -> {
-            answers.close();
-            if (model instanceof ResilientModel resilient) {
-                resilient.close();
-            }
-        }));
+        // The previews close after the loop (and the endpoints' clients after every loop): a call it gives up on
+        // then reaches no one.
+        workers.add(Worker.of("model-worker", worker, answers));
         workers.add(Worker.of("memory-writer", new MemoryWriter(client, settings.applicationId() + MEMORY_WRITER,
                 InstanceId.of(settings.stateDir()), topics, parts.memoryModel(), memoryPartitions,
                 settings.tuning().sessionTimeout()), () -> { }));
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
         }
-        for (RoleWorker role : CouncilRoles.build(settings, topics, client, publisher)) {
+        for (RoleWorker role : CouncilRoles.build(settings, topics, client, publisher, endpoints)) {
             role.start(); // heartbeats at once: the role is active before the first proposal it votes on
             workers.add(Worker.of("council-role", role, () -> { }));
         }
@@ -243,16 +242,24 @@ public final class CognitionRuntime implements AutoCloseable {
                             // KIP-1071's streams groups have no static members to tell an instance by, and are not
                             // consumer groups to describe: only the workers' ids are fenced there.
                             : List.of(),
-                    List.of(settings.applicationId() + MODEL_WORKER, settings.applicationId() + EXECUTOR,
-                            settings.applicationId() + MEMORY_WRITER)),
+                    workerGroups(settings)),
                     FENCE_LOOK);
         }
-        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, restoreLogs, workers, watch);
+        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, restoreLogs, workers, watch,
+                endpoints);
         streams.values().forEach(KafkaStreams::start);
         workers.forEach(running -> running.thread().start());
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
                 topics.avro().describe(), settings.model().endpoint().orElse("replay model"));
         return runtime;
+    }
+
+    /** The workers' consumer groups: the model worker's, the executor's and each council role worker's. */
+    private static List<String> workerGroups(Settings settings) {
+        List<String> groups = new ArrayList<>(List.of(settings.applicationId() + MODEL_WORKER,
+                settings.applicationId() + EXECUTOR, settings.applicationId() + MEMORY_WRITER));
+        settings.roleWorkers().roles().forEach(role -> groups.add(CouncilRoles.groupId(settings, role)));
+        return groups;
     }
 
     /** Under the streams protocol a group's session and standbys are set on the broker, before its members join. */
@@ -391,12 +398,7 @@ public final class CognitionRuntime implements AutoCloseable {
         if (model.usesReplay()) {
             return ReplayModel.bundled();
         }
-        return switch (model.provider().api()) {
-            case OPENAI -> new OpenAiChatModel(model.endpoint().get(), model.apiKey().orElse(null),
-                    model.modelName().orElse(null), model.timeout());
-            case ANTHROPIC -> new AnthropicChatModel(model.endpoint().get(), model.apiKey().orElse(null),
-                    model.modelName().orElse(null), model.timeout(), model.provider().maxTokens());
-        };
+        return ModelEndpoints.api(model, model.endpoint().get(), model.modelName().orElse(null));
     }
 
     public Topics topics() {
@@ -538,6 +540,8 @@ public final class CognitionRuntime implements AutoCloseable {
                 LOG.warn("closing {}: {}", running.thread().getName(), e.toString());
             }
         }
+        // After the loops: a call a loop gave up on then reaches no one.
+        endpoints.close();
         // Close them all at once: each waits for its threads to commit, and they do not depend on each other.
         // Static members stay in their groups unless they leave: leaving, an instance that stops hands its tasks
         // to the others at once.

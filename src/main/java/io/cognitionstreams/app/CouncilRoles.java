@@ -18,19 +18,22 @@ import org.slf4j.LoggerFactory;
 import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.council.CouncilSignatures;
-import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
+import io.cognitionstreams.model.ResilientModel;
 import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.roles.RoleWorker;
+import io.cognitionstreams.roles.VotePrompt;
+import io.cognitionstreams.roles.Voter;
 import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.signing.Ed25519;
+import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topics.Topics;
 
 /**
- * The council role workers of {@code run --council-role}: one per role, each with its model client, its
- * reachability probe and, with signatures required, its key (made once under the state directory and registered on
+ * The council role workers of {@code run --council-role}: one per role, each with its model client (the endpoint's
+ * shared {@link ResilientModel}, or the replay model), its reachability probe and, with signatures required, its key (made once under the state directory and registered on
  * council.keys as the role's when the topic holds another, with the governance login that may write it).
  */
 final class CouncilRoles {
@@ -43,31 +46,41 @@ final class CouncilRoles {
     private CouncilRoles() {
     }
 
+    /**
+     * @param endpoints the instance's model clients: a role that votes with an endpoint shares its client with
+     *                  every other caller of that endpoint
+     */
     static List<RoleWorker> build(Settings settings, Topics topics, Map<String, Object> client,
-                                  Map<String, Object> governance) {
+                                  Map<String, Object> governance, ModelEndpoints endpoints) {
         RoleEndpoints roles = settings.roleWorkers();
         List<RoleWorker> workers = new ArrayList<>();
         for (RoleEndpoints.Endpoint endpoint : roles.endpoints()) {
+            String role = endpoint.role();
             Optional<Ed25519.Key> key = settings.council().signatures() == CouncilSettings.Signatures.REQUIRED
-                    ? Optional.of(key(settings, topics, governance, endpoint.role())) : Optional.empty();
-            ModelClient model = endpoint.url().<ModelClient>map(url -> new OpenAiChatModel(url,
-                            settings.model().apiKey().orElse(null), endpoint.model().orElse(null),
-                            settings.model().timeout()))
-                    .orElseGet(ReplayModel::bundled);
-            String modelName = endpoint.model().orElse("gpt-4o");
-            RoleWorker worker = new RoleWorker(client, settings.applicationId() + GROUP + endpoint.role(),
-                    InstanceId.of(settings.stateDir()), topics, model, probe(endpoint.url()),
-                    new RoleWorker.Settings(endpoint.role(), endpoint.model().orElse(null), roles.councils(),
-                            roles.heartbeat(), roles.promptBudget(), settings.council().proposalTtl(),
-                            settings.model().timeout()),
-                    key, new Tokenizers().forModel(modelName), settings.tuning().sessionTimeout());
-            LOG.info("council role {} votes with {} in councils {}{}", endpoint.role(),
+                    ? Optional.of(key(settings, topics, governance, role)) : Optional.empty();
+            Optional<ResilientModel> shared = endpoint.url().map(endpoints::at);
+            ModelClient model = shared.<ModelClient>map(resilient -> resilient).orElseGet(ReplayModel::bundled);
+            TokenCounter tokens = new Tokenizers().forModel(endpoint.model().orElse("gpt-4o"));
+            Voter voter = new Voter(role, endpoint.model().orElse(null), model,
+                    () -> shared.map(ResilientModel::condition).orElse("the replay model"),
+                    proposal -> VotePrompt.of(role, proposal, tokens, roles.promptBudget()));
+            RoleWorker worker = new RoleWorker(client, groupId(settings, role), InstanceId.of(settings.stateDir()),
+                    topics, voter, reachable(endpoint.url(), shared),
+                    new RoleWorker.Settings(role, roles.councils(), roles.heartbeat(),
+                            settings.council().proposalTtl(), settings.model().concurrency()),
+                    key, settings.tuning().sessionTimeout());
+            LOG.info("council role {} votes with {} in councils {}{}", role,
                     endpoint.url().map(url -> url + endpoint.model().map(m -> " (" + m + ")").orElse(""))
                             .orElse("the replay model"), roles.councils(),
                     key.map(k -> ", signing with key " + k.id()).orElse(""));
             workers.add(worker);
         }
         return workers;
+    }
+
+    /** The consumer group (and transactional id prefix) of a role's worker. */
+    static String groupId(Settings settings, String role) {
+        return settings.applicationId() + GROUP + role;
     }
 
     /** The role's key, registered as the role's on council.keys unless it already is. */
@@ -86,14 +99,21 @@ final class CouncilRoles {
         return key;
     }
 
-    /** Whether the endpoint's host takes a connection: what "reachable" means for a heartbeat. */
-    private static BooleanSupplier probe(Optional<String> url) {
+    /**
+     * Whether the role's endpoint can be reached, for its heartbeats: not while the shared client's breaker is open
+     * with calls waiting (the endpoint fails them), otherwise when its host takes a connection.
+     */
+    private static BooleanSupplier reachable(Optional<String> url, Optional<ResilientModel> client) {
         if (url.isEmpty()) {
             return () -> true;
         }
         URI uri = URI.create(url.get());
         int port = uri.getPort() > 0 ? uri.getPort() : "https".equals(uri.getScheme()) ? 443 : 80;
         return () -> {
+            if (client.isPresent() && client.get().state() == ResilientModel.State.OPEN
+                    && client.get().waiting() > 0) {
+                return false;
+            }
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(uri.getHost(), port), PROBE_TIMEOUT_MS);
                 return true;

@@ -13,9 +13,10 @@ import picocli.CommandLine.Option;
 final class CouncilRoleOptions {
 
     @Option(names = "--council-role", paramLabel = "NAME=ENDPOINT[#model]",
-            description = "A council role voted by a model, repeatable: NAME=http(s)://host/v1[#model] (any "
-                    + "OpenAI-compatible endpoint; the key from --model-api-key-env) or NAME=replay (the replay "
-                    + "model's role transcripts, as --demo uses). The role is added to --council-roles.")
+            description = "A council role voted by a model, repeatable: NAME=http(s)://host/v1[#model] (an "
+                    + "endpoint of the API of --model-api, with the key of --model-api-key-env, called through the "
+                    + "same client as the model worker's) or NAME=replay (the replay model's role transcripts, as "
+                    + "--demo uses). The role is added to --council-roles.")
     List<String> roles = new ArrayList<>();
 
     @Option(names = "--council-role-councils", defaultValue = "default", split = ",", paramLabel = "COUNCIL",

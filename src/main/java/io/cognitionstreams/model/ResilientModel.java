@@ -293,6 +293,17 @@ public final class ResilientModel implements ModelClient, AutoCloseable {
         return inFlight;
     }
 
+    /**
+     * How the endpoint is doing, in words, for a message about a call that still waits: the breaker's state, the
+     * calls waiting and the last failure, e.g. {@code circuit OPEN for 12 s, 3 calls waiting; last failure: ...}.
+     */
+    public synchronized String condition() {
+        String circuit = state == State.CLOSED ? "circuit closed"
+                : "circuit " + state + " for " + Duration.ofNanos(nanos.getAsLong() - openedAt).toSeconds() + " s";
+        return circuit + ", " + (waiting.size() + backingOff.size()) + " calls waiting, " + inFlight + " at the "
+                + "endpoint" + (lastFailure.isEmpty() ? "" : "; last failure: " + lastFailure);
+    }
+
     /** Retries since the start. */
     public long retries() {
         return retries.get();

@@ -39,7 +39,8 @@ public record Ballot(Vote vote, Optional<Double> confidence, String reason) {
                 oneLine(reason.find() ? reason.group(1) : "(no reason given)"));
     }
 
-    private static String oneLine(String text) {
+    /** The text on one line, cut to {@link #MAX_REASON_CHARS}. */
+    static String oneLine(String text) {
         String line = text.strip().replaceAll("\\s+", " ");
         return line.length() <= MAX_REASON_CHARS ? line : line.substring(0, MAX_REASON_CHARS - 1) + "…";
     }

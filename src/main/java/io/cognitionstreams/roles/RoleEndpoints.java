@@ -25,7 +25,7 @@ public record RoleEndpoints(List<Endpoint> endpoints, List<String> councils, Dur
 
     /**
      * @param role  the council role the worker votes as
-     * @param url   an OpenAI-compatible endpoint; empty for the replay model
+     * @param url   the base URL of an endpoint of the API of --model-api; empty for the replay model
      * @param model the model name sent to it; empty for the endpoint's own
      */
     public record Endpoint(String role, Optional<String> url, Optional<String> model) {
@@ -47,7 +47,7 @@ public record RoleEndpoints(List<Endpoint> endpoints, List<String> councils, Dur
             }
             if (!url.startsWith("http://") && !url.startsWith("https://")) {
                 throw new IllegalArgumentException("--council-role " + role + ": endpoint '" + url + "' is not an "
-                        + "http(s) URL of an OpenAI-compatible API, nor '" + REPLAY + "'");
+                        + "http(s) URL of a model API (--model-api), nor '" + REPLAY + "'");
             }
             return new Endpoint(role, Optional.of(url), model);
         }

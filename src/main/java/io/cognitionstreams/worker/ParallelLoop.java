@@ -74,6 +74,15 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
          */
         ProducerRecord<byte[], byte[]> failed(ConsumerRecord<byte[], byte[]> record, Throwable error);
 
+        /**
+         * The key whose records are processed one at a time, in offset order: the record's key by default (a
+         * session's packets). Null orders the record with nothing, for work whose records are independent of each
+         * other (a council role's proposals, all keyed by one council).
+         */
+        default byte[] orderKey(ConsumerRecord<byte[], byte[]> record) {
+            return record.key();
+        }
+
         /** Partitions now this loop's: called before their first records are started. */
         default void assigned(Collection<TopicPartition> partitions) {
         }
@@ -231,7 +240,7 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
             changed++; // done before: only the committed offset moves past it
             return;
         }
-        Item item = new Item(record, partition, Lane.of(record));
+        Item item = new Item(record, partition, Lane.of(record, handler.orderKey(record)));
         Deque<Item> lane = lanes.computeIfAbsent(item.lane, key -> new ArrayDeque<>());
         lane.add(item);
         if (lane.size() == 1) {
@@ -464,9 +473,8 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
 
     /** The order records of one key keep: a record without a key is a key of its own. */
     private record Lane(int partition, Object key) {
-        static Lane of(ConsumerRecord<byte[], byte[]> record) {
-            return new Lane(record.partition(), record.key() == null ? (Object) record.offset()
-                    : ByteBuffer.wrap(record.key()));
+        static Lane of(ConsumerRecord<byte[], byte[]> record, byte[] key) {
+            return new Lane(record.partition(), key == null ? (Object) record.offset() : ByteBuffer.wrap(key));
         }
     }
 

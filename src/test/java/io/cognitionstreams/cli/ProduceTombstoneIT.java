@@ -39,7 +39,7 @@ class ProduceTombstoneIT {
                 "--bootstrap-servers", bootstrap);
         assertThat(uncompacted.exitCode()).isEqualTo(2);
         assertThat(uncompacted.err()).contains("cognition.requests is not a compacted topic, so a tombstone would "
-                + "delete nothing; the compacted ones are [tool.ledger, cognition.tools, gatekeeper.sessions, "
+                + "delete nothing; the compacted ones are [tool.ledger, cognition.tools, gatekeeper.sessions, session.usage, "
                 + "council.state, council.keys, cognition.checkpoints, cognition.skills, cognition.identity, cognition.personas, "
                 + "cognition.memory]");
 

@@ -50,24 +50,19 @@ class ParallelLoopIT {
 
     @Test
     void processesKeysInParallelInOrderAndExactlyOnceAcrossOwners(EmbeddedKafkaBroker broker) throws Exception {
-        String bootstrap = broker.bootstrapServers();
-        String app = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        Logins.allowApp(bootstrap, app);
-        Map<String, Object> client = Logins.as(bootstrap, Principals.APP);
-        String in = app + "-in";
-        String out = app + "-out";
-        try (Admin admin = Admin.create(client)) {
-            admin.createTopics(List.of(new NewTopic(in, Optional.of(3), Optional.empty()),
-                    new NewTopic(out, Optional.of(3), Optional.empty()))).all().get(30, TimeUnit.SECONDS);
-        }
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(client, new ByteArraySerializer(),
-                new ByteArraySerializer())) {
-            for (int n = 0; n < PER_KEY; n++) {
-                for (int key = 0; key < KEYS; key++) {
-                    producer.send(new ProducerRecord<>(in, utf8("k" + key), utf8("k" + key + ":" + n)));
-                }
+        Lab lab = Lab.of(broker, 3);
+        List<Map.Entry<String, String>> input = new ArrayList<>();
+        for (int n = 0; n < PER_KEY; n++) {
+            for (int key = 0; key < KEYS; key++) {
+                input.add(Map.entry("k" + key, "k" + key + ":" + n));
             }
         }
+        lab.send(input);
+        String bootstrap = lab.bootstrap();
+        Map<String, Object> client = lab.client();
+        String in = lab.in();
+        String out = lab.out();
+        String app = lab.app();
         ScheduledExecutorService clock = Executors.newScheduledThreadPool(2);
         Map<String, AtomicInteger> perKey = new ConcurrentHashMap<>();
         AtomicInteger running = new AtomicInteger();
@@ -126,6 +121,75 @@ class ParallelLoopIT {
                 assertThat(numbers).as(key).isSorted());
         assertThat(overlaps).as("never two records of one key at once").isEmpty();
         assertThat(mostAtOnce.get()).as("keys run side by side").isGreaterThan(4).isLessThanOrEqualTo(16);
+    }
+
+    @Test
+    void recordsWithoutAnOrderKeyOfOneKeyDoNotWaitForEachOther(EmbeddedKafkaBroker broker) throws Exception {
+        Lab lab = Lab.of(broker, 1);
+        lab.send(List.of(Map.entry("council", "proposal:0"), Map.entry("council", "proposal:1"),
+                Map.entry("council", "proposal:2"), Map.entry("council", "proposal:3"),
+                Map.entry("council", "proposal:4")));
+        String out = lab.out();
+        // The first record waits until the test lets it go: the four after it, of the same key, go on without it.
+        CompletableFuture<List<ProducerRecord<byte[], byte[]>>> first = new CompletableFuture<>();
+        ParallelLoop.Handler unordered = new ParallelLoop.Handler() {
+            @Override
+            public byte[] orderKey(ConsumerRecord<byte[], byte[]> record) {
+                return null;
+            }
+
+            @Override
+            public ParallelLoop.Work start(ConsumerRecord<byte[], byte[]> record) {
+                ProducerRecord<byte[], byte[]> output = new ProducerRecord<>(out, record.key(), record.value());
+                if (record.offset() == 0) {
+                    return ParallelLoop.Work.later(first.thenApply(go -> List.of(output)));
+                }
+                return ParallelLoop.Work.done(List.of(output));
+            }
+
+            @Override
+            public ProducerRecord<byte[], byte[]> failed(ConsumerRecord<byte[], byte[]> record, Throwable error) {
+                throw new AssertionError("no work fails here", error);
+            }
+        };
+        ParallelLoop loop = new ParallelLoop("it-unordered", lab.client(), lab.app() + "-loop", "a", lab.in(),
+                ParallelLoop.Limits.of(8), Duration.ofSeconds(10), unordered);
+        Thread thread = new Thread(loop, "parallel-loop-it-unordered");
+        thread.start();
+        try {
+            assertThat(readUntil(lab.bootstrap(), out, all -> all.size() >= 4))
+                    .containsExactlyInAnyOrder("proposal:1", "proposal:2", "proposal:3", "proposal:4");
+            first.complete(List.of());
+            assertThat(readUntil(lab.bootstrap(), out, all -> all.size() >= 5)).contains("proposal:0");
+        } finally {
+            loop.close();
+            thread.join(30_000);
+        }
+    }
+
+    /** An app allowed on the broker, with an input and an output topic of its own. */
+    private record Lab(String bootstrap, String app, Map<String, Object> client, String in, String out) {
+        static Lab of(EmbeddedKafkaBroker broker, int partitions) throws Exception {
+            String bootstrap = broker.bootstrapServers();
+            String app = "it-" + UUID.randomUUID().toString().substring(0, 8);
+            Logins.allowApp(bootstrap, app);
+            Lab lab = new Lab(bootstrap, app, Logins.as(bootstrap, Principals.APP), app + "-in", app + "-out");
+            try (Admin admin = Admin.create(lab.client())) {
+                admin.createTopics(List.of(new NewTopic(lab.in(), Optional.of(partitions), Optional.empty()),
+                        new NewTopic(lab.out(), Optional.of(partitions), Optional.empty()))).all()
+                        .get(30, TimeUnit.SECONDS);
+            }
+            return lab;
+        }
+
+        /** Sends these keys and values to the input topic, in this order. */
+        void send(List<Map.Entry<String, String>> records) {
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(client, new ByteArraySerializer(),
+                    new ByteArraySerializer())) {
+                records.forEach(record -> producer.send(new ProducerRecord<>(in, utf8(record.getKey()),
+                        utf8(record.getValue()))));
+            }
+        }
     }
 
     private static List<String> readUntil(String bootstrap, String topic, Predicate<List<String>> done)
