@@ -34,8 +34,8 @@ class BenchCommandIT {
 
         assertThat(bench.exitCode()).as(bench.err()).isZero();
         // Both rows answered in full (open 0): the agent could send, the operator read, the app run as User:app.
-        assertThat(bench.out()).containsPattern("(?m)^\\s+20\\s+40 plain  \\|.*\\s0 \\|.*\\s0$")
-                .containsPattern("(?m)^\\s+20\\s+40 secure \\|.*\\s0 \\|.*\\s0$")
+        assertThat(bench.out()).containsPattern("(?m)^\\s+20\\s+40 plain\\s+\\|.*\\s0 \\|.*\\s0$")
+                .containsPattern("(?m)^\\s+20\\s+40 secure\\s+\\|.*\\s0 \\|.*\\s0$")
                 .containsPattern("secure vs plain at 20/s: pipeline answers/s [-+]\\d+\\.\\d %")
                 .contains("two brokers, two apps and bench clients");
         assertThat(bench.err()).contains("secured: ").contains("(secure): embedded broker");
