@@ -177,6 +177,11 @@ class CouncilApprovalIT {
                     TIMEOUT);
             int proposals = proposalsOf(bootstrap, topics, replayed);
             assertThat(proposals).isEqualTo(1);
+            // Time travel writes the checkpoint from the packet on its own thread: on a loaded machine the decision
+            // can be seen before it.
+            Kafka.readUntil(bootstrap, topics.checkpoints, checkpoint -> checkpoint != null
+                    && checkpoint.getSessionId().equals(replayed) && checkpoint.getSequence() == 0,
+                    found -> !found.isEmpty(), TIMEOUT);
             Cli replay = Cli.run("replay", "--session", replayed, "--to", "0", "--bootstrap-servers", bootstrap);
             assertThat(replay.exitCode()).as(replay.err()).isZero();
             Kafka.readUntil(bootstrap, topics.toolDecisions, decision -> decision.getCall().getSessionId()
