@@ -198,10 +198,12 @@ final class ScaleRun {
         long starting = System.nanoTime();
         app = ChildApp.run(appLog, LAUNCHER_DEFAULTS, args);
         heap.watch(app.pid());
+        double written;
         try (Probe probe = new Probe()) {
             // Sent at once: the producer waits for the broker to come back with the app.
             long n = number(RESTART_SESSION, 0);
             probe.send(n);
+            written = seconds(starting);
             while (!probe.answered(n)) {
                 if (seconds(starting) > START_TIMEOUT.toSeconds()) {
                     throw new AssertionError("no answer " + START_TIMEOUT + " after the restart; see " + appLog);
@@ -209,9 +211,9 @@ final class ScaleRun {
                 probe.poll(Duration.ofMillis(200));
             }
         }
-        log.printf("restart on the same directories: first answer %.1f s after the start (broker up at %s, every "
-                + "capability running at %s)%n", seconds(starting), since(starting, ChildApp.BROKER_UP),
-                since(starting, ChildApp.RUNNING));
+        log.printf("restart on the same directories: first answer %.1f s after the start (broker up at %s, request "
+                + "written at %.1f s, every capability running at %s)%n", seconds(starting), since(starting,
+                ChildApp.BROKER_UP), written, since(starting, ChildApp.RUNNING));
     }
 
     /** Bulk sessions up to {@code --sessions}, with a latency probe at every tenfold size from 1,000. */
