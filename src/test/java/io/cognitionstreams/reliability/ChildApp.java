@@ -61,9 +61,15 @@ final class ChildApp {
 
     /** Starts {@code cognition run} with exactly {@code args}: with no --bootstrap-servers, its own broker. */
     static ChildApp run(Path log, List<String> args) {
+        return run(log, List.of("-Xmx1g"), args);
+    }
+
+    /** As {@link #run(Path, List)}, with these JVM options. */
+    static ChildApp run(Path log, List<String> jvmOptions, List<String> args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                        .toString(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
-                CognitionCli.class.getName(), "run"));
+                .toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), CognitionCli.class.getName(), "run"));
         command.addAll(args);
         try {
             return new ChildApp(new ProcessBuilder(command).redirectErrorStream(true).start(), log);
@@ -118,6 +124,15 @@ final class ChildApp {
     OptionalLong printed(String milestone) {
         Long at = printed.get(milestone);
         return at == null ? OptionalLong.empty() : OptionalLong.of(at);
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /** The exit code of a child that has ended. */
+    int exitCode() {
+        return process.exitValue();
     }
 
     long pid() {

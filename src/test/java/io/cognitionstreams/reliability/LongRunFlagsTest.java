@@ -114,6 +114,17 @@ class LongRunFlagsTest {
     }
 
     @Test
+    void scaleDefaultsAreIssue35sLoad() {
+        ScaleRun.Flags flags = filled(new ScaleRun.Flags());
+
+        assertThat(List.of(flags.warmSessions, flags.warmRate, flags.backlogSessions, flags.sessions, flags.port))
+                .containsExactly(20_000, 400, 80_000, 0, 0);
+        assertThat(flags.backlogTimeout).isEqualTo(Duration.ofMinutes(90));
+        assertThat(filled(new ScaleRun.Flags(), "--backlog-timeout", "PT20M", "--port", "19092").backlogTimeout)
+                .isEqualTo(Duration.ofMinutes(20));
+    }
+
+    @Test
     void seedDefaultsToTheCurrentTime() {
         long before = System.currentTimeMillis();
         long seed = filled(new CrashRun.Flags()).options().seed();

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongFunction;
 import java.util.stream.LongStream;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -31,16 +32,22 @@ final class Traffic {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicReference<Exception> failure = new AtomicReference<>();
 
-    private Traffic(String bootstrap, Topic<String, CognitionRequest> requests, Workload workload, String run,
-                    long[] numbers, int rate) {
-        thread = new Thread(() -> send(bootstrap, requests, workload, run, numbers, rate), "traffic-" + run);
+    private Traffic(String bootstrap, Topic<String, CognitionRequest> requests, LongFunction<CognitionRequest> request,
+                    long[] numbers, int rate, String run) {
+        thread = new Thread(() -> send(bootstrap, requests, request, numbers, rate), "traffic-" + run);
         thread.start();
     }
 
     /** Sends requests {@code numbers} of the run (see {@link Workload#request}) at {@code rate} per second. */
     static Traffic start(String bootstrap, Topic<String, CognitionRequest> requests, Workload workload, String run,
                          long[] numbers, int rate) {
-        return new Traffic(bootstrap, requests, workload, run, numbers, rate);
+        return start(bootstrap, requests, n -> workload.request(run, n, Instant.now()), numbers, rate, run);
+    }
+
+    /** Sends request {@code request.apply(n)} for each of {@code numbers} at {@code rate} per second. */
+    static Traffic start(String bootstrap, Topic<String, CognitionRequest> requests,
+                         LongFunction<CognitionRequest> request, long[] numbers, int rate, String run) {
+        return new Traffic(bootstrap, requests, request, numbers, rate, run);
     }
 
     /** An agent sending the run's requests at {@code rate} per second until stopped (an hour's worth at most). */
@@ -83,8 +90,8 @@ final class Traffic {
         }
     }
 
-    private void send(String bootstrap, Topic<String, CognitionRequest> requests, Workload workload, String run,
-                      long[] numbers, int rate) {
+    private void send(String bootstrap, Topic<String, CognitionRequest> requests,
+                      LongFunction<CognitionRequest> requestOf, long[] numbers, int rate) {
         // Agents that wait out a broker outage of minutes rather than fail their sends.
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
@@ -99,7 +106,7 @@ final class Traffic {
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
                 }
-                CognitionRequest request = workload.request(run, numbers[i], Instant.now());
+                CognitionRequest request = requestOf.apply(numbers[i]);
                 producer.send(new ProducerRecord<>(requests.name(),
                         request.getSessionId().getBytes(StandardCharsets.UTF_8),
                         requests.valueSerde().serializer().serialize(requests.name(), request)), (meta, error) -> {
