@@ -45,11 +45,14 @@ import io.cognitionstreams.executor.shell.ShellRunner;
 import io.cognitionstreams.gatekeeper.DecisionSignatures;
 import io.cognitionstreams.health.DepartedInstances;
 import io.cognitionstreams.health.TransactionWatch;
+import io.cognitionstreams.model.AnswerStreams;
 import io.cognitionstreams.model.AnthropicChatModel;
 import io.cognitionstreams.model.ModelWorker;
+import io.cognitionstreams.roles.RoleWorker;
 import io.cognitionstreams.model.OpenAiChatModel;
 import io.cognitionstreams.model.ReplayModel;
 import io.cognitionstreams.model.ResilientModel;
+import io.cognitionstreams.model.StreamedAnswers;
 import io.cognitionstreams.prompt.ModelClient;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.Skill;
@@ -168,20 +171,30 @@ public final class CognitionRuntime implements AutoCloseable {
         ModelClient model = settings.model().usesReplay() ? modelClient(settings.model())
                 : new ResilientModel(settings.model().endpoint().get(), modelClient(settings.model()),
                 ResilientModel.Policy.of(settings.model().concurrency()));
+        AnswerStreams answers = settings.streamAnswers() ? new StreamedAnswers(client, topics, parts.router())
+                : AnswerStreams.OFF;
         ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
                 InstanceId.of(settings.stateDir()), topics, model, settings.model().concurrency(),
-                settings.tuning().sessionTimeout());
+                settings.tuning().sessionTimeout(), answers);
         List<Worker> workers = new ArrayList<>();
-        // The client closes after the loop: a call it gives up on then reaches no one.
-        workers.add(Worker.of("model-worker", worker, model instanceof ResilientModel resilient ? resilient
-                : () -> { }));
+        // The client and the previews close after the loop: a call it gives up on then reaches no one.
+        workers.add(Worker.of("model-worker", worker, () -> {
+            answers.close();
+            if (model instanceof ResilientModel resilient) {
+                resilient.close();
+            }
+        }));
         if (settings.executor().enabled()) {
             workers.add(executor(settings, topics, parts.signer()));
+        }
+        for (RoleWorker role : CouncilRoles.build(settings, topics, client, publisher)) {
+            role.start(); // heartbeats at once: the role is active before the first proposal it votes on
+            workers.add(Worker.of("council-role", role, () -> { }));
         }
         // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): abort what
         // is ours and safe to, say where the rest is.
         List<String> ownPrefixes = new ArrayList<>(List.of(settings.applicationId() + MODEL_WORKER + "-",
-                settings.applicationId() + EXECUTOR + "-"));
+                settings.applicationId() + EXECUTOR + "-", settings.applicationId() + CouncilRoles.GROUP));
         streams.keySet().forEach(capability -> ownPrefixes.add(
                 StreamsSettings.applicationId(settings.applicationId(), capability) + "-"));
         TransactionWatch watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),

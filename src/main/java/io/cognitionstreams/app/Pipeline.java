@@ -17,6 +17,7 @@ import io.cognitionstreams.assembly.AssemblyTopology;
 import io.cognitionstreams.assembly.ContextLayers;
 import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.MemoryRetention;
+import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.assembly.compression.CompressionChain;
@@ -68,7 +69,7 @@ public final class Pipeline {
     /** The domain objects the topologies wrap, built once per app. */
     public record Parts(PacketAssembler assembler, OutputRouter router, GatekeeperSettings gatekeeper,
                         CouncilSettings council, DecisionSignatures.Signer signer, int autoContinueSteps,
-                        MemoryRetention memoryRetention, EmbeddingModel memoryModel) {
+                        SessionBudgets budgets, MemoryRetention memoryRetention, EmbeddingModel memoryModel) {
 
         /** Signs the app's council messages with the gatekeeper's key when the council requires signatures. */
         public CouncilSeal seal() {
@@ -80,7 +81,7 @@ public final class Pipeline {
             return with(CompressionChain.builder()
                     .extractive(new ExtractiveSummarizer(EMBEDDER)).build(),
                     new OutputRouter(DestinationMatrix.defaults(), Redactor.defaults()), GatekeeperSettings.defaults(),
-                    CouncilSettings.defaults(), DecisionSignatures.Signer.generated(), 0,
+                    CouncilSettings.defaults(), DecisionSignatures.Signer.generated(), 0, SessionBudgets.NONE,
                     Settings.MemorySettings.defaults(), Settings.Provider.defaults().tools());
         }
 
@@ -105,7 +106,7 @@ public final class Pipeline {
                         new OutputRouter(matrix, redactor, routing.limits()), settings.gatekeeper(),
                         settings.council(), new DecisionSignatures.Signer(new Ed25519.Key(Ed25519.loadOrCreate(
                                 tools.signingKeyFile(settings.stateDir())))), tools.autoContinueSteps(),
-                        settings.memory(), model.provider().tools());
+                        settings.budgets(), settings.memory(), model.provider().tools());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot read the redaction config "
                         + routing.redactionConfig().get(), e);
@@ -114,11 +115,12 @@ public final class Pipeline {
 
         private static Parts with(FieldCompressor compressor, OutputRouter router, GatekeeperSettings gatekeeper,
                                   CouncilSettings council, DecisionSignatures.Signer signer,
-                                  int autoContinueSteps, Settings.MemorySettings memory, ToolCalling calling) {
+                                  int autoContinueSteps, SessionBudgets budgets, Settings.MemorySettings memory,
+                                  ToolCalling calling) {
             Tokenizers tokenizers = new Tokenizers();
             return new Parts(new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                     ContextLayers.defaults(compressor, calling), compressor, calling), router, gatekeeper, council,
-                    signer, autoContinueSteps, memory.retention(), Pipeline.memoryModel(memory.embedder()));
+                    signer, autoContinueSteps, budgets, memory.retention(), Pipeline.memoryModel(memory.embedder()));
         }
     }
 
@@ -149,13 +151,13 @@ public final class Pipeline {
         // on it is this capability's to dead-letter.
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
                 AssemblyTopology.build(builder, topics, parts.assembler(), parts.memoryModel(),
-                        parts.autoContinueSteps(), parts.memoryRetention(), parts.seal()),
+                        parts.autoContinueSteps(), parts.budgets(), parts.memoryRetention(), parts.seal()),
                 topics -> Set.of(Topics.LLM_OUTPUTS)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router(), parts.seal()), topics -> Set.of()));
         capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
                 GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor(),
-                        parts.signer()), topics -> Set.of()));
+                        parts.signer(), parts.seal()), topics -> Set.of()));
         capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
                 CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor(),
                         parts.signer().key()), topics -> Set.of()));

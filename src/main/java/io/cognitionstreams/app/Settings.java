@@ -10,10 +10,13 @@ import java.util.Optional;
 import org.apache.kafka.clients.CommonClientConfigs;
 
 import io.cognitionstreams.assembly.MemoryRetention;
+import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
+import io.cognitionstreams.gatekeeper.ApprovalRule;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.prompt.ToolCalling;
+import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.routing.RoutingLimits;
 
 /**
@@ -38,55 +41,91 @@ import io.cognitionstreams.routing.RoutingLimits;
  * @param memory            how much episodic memory each scope keeps, and what embeds it
  * @param tenants           tenants with topics of their own: a requests topic whose requests are bound to the
  *                          tenant, and their sessions' chat channels (docs/security.md, "Tenants"); none by default
+ * @param roleWorkers       the council roles this instance votes for with a model ({@code --council-role})
+ * @param streamAnswers     preview each answer's RESPONSE text on the chat channels' stream topics as the model
+ *                          writes it ({@code --model-stream})
+ * @param budgets           what a session may spend before it no longer continues on its own
  */
 public record Settings(String bootstrapServers, String applicationId, Path stateDir,
                        Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
                        int streamThreads, ModelSettings model, CompressionSettings compression,
                        RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
                        Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor,
-                       MemorySettings memory, List<String> tenants) {
+                       MemorySettings memory, List<String> tenants, RoleEndpoints roleWorkers,
+                       boolean streamAnswers, SessionBudgets budgets) {
 
     public Settings {
         clientProperties = Map.copyOf(clientProperties);
         tenants = List.copyOf(tenants);
     }
 
+    /** Without council role workers, streamed answers or session budgets. */
+    public Settings(String bootstrapServers, String applicationId, Path stateDir,
+                    Optional<String> schemaRegistryUrl, int partitions, short replicationFactor,
+                    int streamThreads, ModelSettings model, CompressionSettings compression,
+                    RoutingSettings routing, GatekeeperSettings gatekeeper, CouncilSettings council,
+                    Tuning tuning, Map<String, Object> clientProperties, ExecutorSettings executor,
+                    MemorySettings memory, List<String> tenants) {
+        this(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions, replicationFactor,
+                streamThreads, model, compression, routing, gatekeeper, council, tuning, clientProperties, executor,
+                memory, tenants, RoleEndpoints.none(), false, SessionBudgets.NONE);
+    }
+
     public static final String DEFAULT_APPLICATION_ID = "cognition-streams";
 
-    /** The local single-node defaults tests and the demo use. */
+    /**
+     * The local single-node defaults tests use. No tool call waits for the council here (approval never): `run`
+     * defaults to risky ({@code --approval}), and a test of the council's decisions asks for it
+     * ({@link #withGatekeeper}).
+     */
     public static Settings local(String bootstrapServers, String applicationId, Path stateDir) {
         return new Settings(bootstrapServers, applicationId, stateDir, Optional.empty(), 3, (short) 1, 1,
                 ModelSettings.replay(), CompressionSettings.localOnly(), RoutingSettings.defaults(),
-                GatekeeperSettings.defaults(), CouncilSettings.defaults(), Tuning.defaults(), Map.of(),
-                ExecutorSettings.none(), MemorySettings.defaults(), List.of());
+                GatekeeperSettings.defaults().withApproval(ApprovalRule.Policy.NEVER,
+                        GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT), CouncilSettings.defaults(), Tuning.defaults(),
+                Map.of(), ExecutorSettings.none(), MemorySettings.defaults(), List.of());
     }
 
     /** The same settings with another council (tests and tools that drive the council with short timeouts). */
     public Settings withCouncil(CouncilSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, other, tuning,
-                clientProperties, executor, memory, tenants);
+                clientProperties, executor, memory, tenants, roleWorkers, streamAnswers, budgets);
+    }
+
+    /** The same settings with another gatekeeper (tests of what waits for the council). */
+    public Settings withGatekeeper(GatekeeperSettings other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, other, council, tuning,
+                clientProperties, executor, memory, tenants, roleWorkers, streamAnswers, budgets);
+    }
+
+    /** The same settings with these council role workers. */
+    public Settings withRoleWorkers(RoleEndpoints other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
+                clientProperties, executor, memory, tenants, other, streamAnswers, budgets);
     }
 
     /** The same settings with another model (tests that answer packets from a model endpoint of their own). */
     public Settings withModel(ModelSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, other, compression, routing, gatekeeper, council, tuning,
-                clientProperties, executor, memory, tenants);
+                clientProperties, executor, memory, tenants, roleWorkers, streamAnswers, budgets);
     }
 
     /** The same settings with another tool loop (tests that run the executor). */
     public Settings withExecutor(ExecutorSettings other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
-                clientProperties, other, memory, tenants);
+                clientProperties, other, memory, tenants, roleWorkers, streamAnswers, budgets);
     }
 
     /** The same settings with these tenants' own topics (tests of tenant-bound sessions). */
     public Settings withTenants(List<String> other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
-                clientProperties, executor, memory, other);
+                clientProperties, executor, memory, other, roleWorkers, streamAnswers, budgets);
     }
 
     /**
@@ -96,7 +135,21 @@ public record Settings(String bootstrapServers, String applicationId, Path state
     public Settings withClient(Map<String, Object> properties, Tuning other) {
         return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
                 replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, other,
-                properties, executor, memory, tenants);
+                properties, executor, memory, tenants, roleWorkers, streamAnswers, budgets);
+    }
+
+    /** The same settings streaming answers as they are written, or not (--model-stream). */
+    public Settings withStreamAnswers(boolean stream) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
+                clientProperties, executor, memory, tenants, roleWorkers, stream, budgets);
+    }
+
+    /** The same settings with these session budgets. */
+    public Settings withBudgets(SessionBudgets other) {
+        return new Settings(bootstrapServers, applicationId, stateDir, schemaRegistryUrl, partitions,
+                replicationFactor, streamThreads, model, compression, routing, gatekeeper, council, tuning,
+                clientProperties, executor, memory, tenants, roleWorkers, streamAnswers, other);
     }
 
     /** What a plain client of the app (admin, publisher, model worker) starts from: the file's, then the cluster. */

@@ -20,8 +20,10 @@ import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.ErrorKind;
+import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.SessionUsage;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.security.TenantBinding;
 import io.cognitionstreams.topics.OutputGuard;
@@ -134,6 +136,30 @@ final class AssemblyProcessors {
             after.escalation().ifPresent(message -> context.forward(record.withKey(message.getCouncilId())
                     .withValue(message)));
             after.event().ifPresent(event -> context.forward(record.withValue(event)));
+            after.usage().ifPresent(usage -> context.forward(record.withValue(usage)));
+        }
+    }
+
+    /** Remembers an answer and forwards its session's usage, the answer's own added. */
+    static final class RememberOutput implements Processor<String, LlmOutput, String, SessionUsage> {
+        private final SessionAssembly sessions;
+        private ProcessorContext<String, SessionUsage> context;
+        private SessionStore memory;
+
+        RememberOutput(SessionAssembly sessions) {
+            this.sessions = sessions;
+        }
+
+        @Override
+        public void init(ProcessorContext<String, SessionUsage> context) {
+            this.context = context;
+            memory = memory(context);
+        }
+
+        @Override
+        public void process(Record<String, LlmOutput> record) {
+            SessionUsage usage = sessions.remember(memory, record.value());
+            context.forward(record.withKey(record.value().getSessionId()).withValue(usage));
         }
     }
 

@@ -12,7 +12,6 @@ import io.cognitionstreams.governance.PersonaRules;
 import io.cognitionstreams.governance.ToolDescriptors;
 import io.cognitionstreams.schema.HistoryEntry;
 import io.cognitionstreams.schema.HistoryImport;
-import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.skills.SkillsStore;
@@ -46,11 +45,12 @@ public final class AssemblyTopology {
     /**
      * @param memoryModel       what episodic memory embeds prompts and memories with
      * @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none
+     * @param budgets           what a session may spend before it no longer continues on its own
      * @param retention         how much episodic memory each scope keeps
      */
     public static void build(StreamsBuilder builder, Topics topics, PacketAssembler assembler,
-                             EmbeddingModel memoryModel, int autoContinueSteps, MemoryRetention retention,
-                             CouncilSeal seal) {
+                             EmbeddingModel memoryModel, int autoContinueSteps, SessionBudgets budgets,
+                             MemoryRetention retention, CouncilSeal seal) {
         // Skills, identity, personas and tools are small and read by every session: a global copy on each instance.
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
         GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK);
@@ -69,7 +69,7 @@ public final class AssemblyTopology {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HISTORY_STORE),
                 Serdes.String(), topics.serde(HistoryEntry.class)));
         SessionAssembly sessions = new SessionAssembly(assembler, new EpisodicMemory(memoryModel, memoryIndex),
-                autoContinueSteps);
+                autoContinueSteps, budgets);
 
         // All six inputs are keyed by session and share the stores, so they form one sub-topology whose task
         // for partition p owns the sessions of partition p on every topic: no repartition is needed. Requests come
@@ -82,9 +82,11 @@ public final class AssemblyTopology {
                 .to(topics.events)
                 .to(topics.deadLetters)
                 .end();
+        // Each answer's usage adds to its session's, published for operators (`cognition session show`).
         builder.stream(topics.llmOutputs.name(), topics.llmOutputs.consumed())
-                .process(() -> new AssemblyProcessors.Remember<LlmOutput>(sessions::remember), Named.as("remember-output"),
-                        SESSION_STORE, HISTORY_STORE);
+                .process(() -> new AssemblyProcessors.RememberOutput(sessions), Named.as("remember-output"),
+                        SESSION_STORE, HISTORY_STORE)
+                .to(topics.sessionUsage.name(), topics.sessionUsage.produced());
         builder.stream(topics.toolDecisions.name(), topics.toolDecisions.consumed())
                 .process(() -> new AssemblyProcessors.Remember<ToolDecision>(sessions::reanchor), Named.as("reanchor-on-denial"),
                         SESSION_STORE, HISTORY_STORE);
@@ -100,6 +102,7 @@ public final class AssemblyTopology {
                 .to(topics.requests)
                 .to(topics.councilMessages)
                 .to(topics.events)
+                .to(topics.sessionUsage)
                 .end();
         // Embedded once here, on arrival, so neither a restore nor a search pays for it again; what retention
         // forgets is tombstoned here too, judged by the index the global store keeps.

@@ -24,6 +24,7 @@ import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.SessionState;
+import io.cognitionstreams.schema.SessionUsage;
 import io.cognitionstreams.schema.Severity;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.CouncilMessage;
@@ -92,14 +93,16 @@ public final class SessionAssembly {
      * or, past the step limit, an escalation to the council and the event that says so.
      */
     public record AfterResult(Optional<CognitionRequest> next, Optional<CouncilMessage> escalation,
-                              Optional<PipelineEvent> event) {
-        static final AfterResult NOTHING = new AfterResult(Optional.empty(), Optional.empty(), Optional.empty());
+                              Optional<PipelineEvent> event, Optional<SessionUsage> usage) {
+        static final AfterResult NOTHING = new AfterResult(Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty());
     }
 
     /** The prompt of a turn the pipeline asks for on its own, once the tool results are in the history. */
     public static final String CONTINUE_PROMPT = "Your tool calls have finished; their results are above. Continue "
             + "the task from them.";
     public static final String AUTO_CONTINUE_LIMIT = "AUTO_CONTINUE_LIMIT";
+    public static final String SESSION_BUDGET = "SESSION_BUDGET";
     /** The model a request targets when it names none: counts results of sessions that never had a packet. */
     private static final String DEFAULT_MODEL =
             CognitionRequest.getClassSchema().getField("target_model").defaultVal().toString();
@@ -110,12 +113,18 @@ public final class SessionAssembly {
     private final PacketAssembler assembler;
     private final EpisodicMemory episodic;
     private final int autoContinueSteps;
+    private final SessionBudgets budgets;
 
-    /** @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none */
-    public SessionAssembly(PacketAssembler assembler, EpisodicMemory episodic, int autoContinueSteps) {
+    /**
+     * @param autoContinueSteps turns a session may take on its own in a row after tool results; 0 for none
+     * @param budgets           what a session may spend before it no longer continues on its own
+     */
+    public SessionAssembly(PacketAssembler assembler, EpisodicMemory episodic, int autoContinueSteps,
+                           SessionBudgets budgets) {
         this.assembler = assembler;
         this.episodic = episodic;
         this.autoContinueSteps = autoContinueSteps;
+        this.budgets = budgets;
     }
 
     /**
@@ -156,6 +165,7 @@ public final class SessionAssembly {
         return new Turn(packet, assembly.events(), () -> {
             SessionState.Builder next = SessionState.newBuilder(state)
                     .setEncoding(packet.getEncoding())
+                    .setLastPacketTokens(packet.getTotalTokens())
                     .setReanchorSkill(null)
                     .setReanchorProtocol(null)
                     .setCouncilId(request.getCouncilId())
@@ -191,12 +201,13 @@ public final class SessionAssembly {
     }
 
     /**
-     * The model's answer joins the history, counted once in the encoding of the packet it answered. An answer that
+     * The model's answer joins the history, counted once in the encoding of the packet it answered, and its usage
+     * the session's: returns the session's usage now, which the topology publishes on session.usage. An answer that
      * called tools natively joins as the model made it: its own text and its calls, each under the pipeline's call
      * id (which its result carries) with the model's id beside it (what the model is shown), not as the text with
      * EXECUTE blocks routing read.
      */
-    public void remember(Memory memory, LlmOutput output) {
+    public SessionUsage remember(Memory memory, LlmOutput output) {
         if (output == null || output.getSessionId().isBlank()) {
             throw new InvalidRecordException("llm output without a session cannot join a history");
         }
@@ -216,11 +227,30 @@ public final class SessionAssembly {
                                 .setArguments(call.getArguments())
                                 .build()).toList())
                         .build();
+        int tokens = PromptRenderer.tokens(answer, counter);
         memory.append(output.getSessionId(), state.getNextSequence(), ChatMessage.newBuilder(answer)
-                .setTokenCount(PromptRenderer.tokens(answer, counter))
+                .setTokenCount(tokens)
                 .build(), counter.encodingName(), output.getPacketId());
+        SessionUsage usage = spend(state.getUsage(), output, state.getLastPacketTokens(), tokens);
         memory.state(output.getSessionId(), SessionState.newBuilder(state)
-                .setNextSequence(state.getNextSequence() + 1).build());
+                .setNextSequence(state.getNextSequence() + 1).setUsage(usage).build());
+        return usage;
+    }
+
+    /** An answer's usage added to the session's: the model's own figures, else the assembly's counts. */
+    private SessionUsage spend(SessionUsage before, LlmOutput output, int packetTokens, int answerTokens) {
+        SessionUsage usage = before != null ? before : SessionUsage.newBuilder().build();
+        boolean estimated = output.getPromptTokens() == null || output.getCompletionTokens() == null;
+        return budgets.applyTo(SessionUsage.newBuilder(usage)
+                .setPromptTokens(usage.getPromptTokens()
+                        + (output.getPromptTokens() != null ? output.getPromptTokens() : packetTokens))
+                .setCompletionTokens(usage.getCompletionTokens()
+                        + (output.getCompletionTokens() != null ? output.getCompletionTokens() : answerTokens))
+                .setModelCalls(usage.getModelCalls() + 1)
+                .setModelTimeMs(usage.getModelTimeMs() + Math.max(0, output.getLatencyMs()))
+                .setEstimatedAnswers(usage.getEstimatedAnswers() + (estimated ? 1 : 0))
+                .setUpdated(output.getTimestamp()))
+                .build();
     }
 
     /**
@@ -264,25 +294,17 @@ public final class SessionAssembly {
         if (last == null) {
             return AfterResult.NOTHING;
         }
+        SessionUsage usage = state.getUsage();
+        Optional<String> spent = usage == null ? Optional.empty() : budgets.spent(usage);
+        if (spent.isPresent()) {
+            return overBudget(memory, session, next.build(), result, spent.get(), now, source);
+        }
         int step = last.getAutoContinueStep() + 1;
         if (step > autoContinueSteps) {
             String message = "session " + session + " took " + autoContinueSteps + " turns on its own after tool "
                     + "results (--auto-continue-steps) and stopped: its next turn waits for the agent or the council";
-            return new AfterResult(Optional.empty(), Optional.of(CouncilMessage.newBuilder()
-                    .setMsgId(result.getPacketId() + "-auto-continue-limit")
-                    .setParentId(result.getPacketId())
-                    .setCouncilId(CouncilIds.orDefault(state.getCouncilId()))
-                    .setTimestamp(now)
-                    .setSender(CouncilSettings.ASSEMBLY_SENDER)
-                    .setRole("observer")
-                    .setType(CouncilMessageType.ESCALATION)
-                    .setRiskLevel(RiskLevel.HIGH)
-                    .setContent(message + ". Prime's attention needed (a runaway tool loop?).")
-                    .setSessionId(session)
-                    .build()),
-                    Optional.of(PipelineEvents.event(source.eventId(AUTO_CONTINUE_LIMIT),
-                            AUTO_CONTINUE_LIMIT, Severity.WARN, PipelineEvents.Turn.of(result), message,
-                            Map.of("steps", String.valueOf(autoContinueSteps)), now)));
+            return stopped(state, result, AUTO_CONTINUE_LIMIT, "-auto-continue-limit", message,
+                    Map.of("steps", String.valueOf(autoContinueSteps)), Optional.empty(), now, source);
         }
         return new AfterResult(Optional.of(CognitionRequest.newBuilder()
                 .setRequestId(result.getPacketId() + "-next")
@@ -296,7 +318,53 @@ public final class SessionAssembly {
                 .setParentId(result.getPacketId())
                 .setAutoContinueStep(step)
                 .setTimestamp(now)
-                .build()), Optional.empty(), Optional.empty());
+                .build()), Optional.empty(), Optional.empty(), Optional.empty());
+    }
+
+    /**
+     * A session that has spent a budget does not continue on its own. The first time, the council is told with the
+     * figures, an event says so, and the session's usage records it; after that the loop just stops.
+     */
+    private AfterResult overBudget(Memory memory, String session, SessionState state, ToolResult result,
+                                   String spent, Instant now, PipelineEvents.Source source) {
+        SessionUsage usage = state.getUsage();
+        if (usage.getOverBudget() != null) {
+            return AfterResult.NOTHING;
+        }
+        String message = "session " + session + " has spent " + spent + " (" + SessionBudgets.figures(usage)
+                + ") and no longer continues on its own: its next turn waits for the agent or the council";
+        SessionUsage stopped = budgets.applyTo(SessionUsage.newBuilder(usage).setOverBudget(spent).setUpdated(now))
+                .build();
+        memory.state(session, SessionState.newBuilder(state).setUsage(stopped).build());
+        Map<String, String> figures = Map.of("prompt_tokens", String.valueOf(usage.getPromptTokens()),
+                "completion_tokens", String.valueOf(usage.getCompletionTokens()),
+                "model_calls", String.valueOf(usage.getModelCalls()),
+                "model_time_ms", String.valueOf(usage.getModelTimeMs()), "budget", spent);
+        return stopped(state, result, SESSION_BUDGET, "-session-budget", message, figures, Optional.of(stopped), now,
+                source);
+    }
+
+    /**
+     * A session that stops continuing on its own: one escalation to its council, its id after the turn and
+     * {@code idSuffix} (a redelivered result raises the same one), and the event that says why.
+     */
+    private static AfterResult stopped(SessionState state, ToolResult result, String eventType, String idSuffix,
+                                       String message, Map<String, String> attributes, Optional<SessionUsage> usage,
+                                       Instant now, PipelineEvents.Source source) {
+        return new AfterResult(Optional.empty(), Optional.of(CouncilMessage.newBuilder()
+                .setMsgId(result.getPacketId() + idSuffix)
+                .setParentId(result.getPacketId())
+                .setCouncilId(CouncilIds.orDefault(state.getCouncilId()))
+                .setTimestamp(now)
+                .setSender(CouncilSettings.ASSEMBLY_SENDER)
+                .setRole("observer")
+                .setType(CouncilMessageType.ESCALATION)
+                .setRiskLevel(RiskLevel.HIGH)
+                .setContent(message + ". Prime's attention needed (a runaway tool loop?).")
+                .setSessionId(result.getSessionId())
+                .build()),
+                Optional.of(PipelineEvents.event(source.eventId(eventType), eventType, Severity.WARN,
+                        PipelineEvents.Turn.of(result), message, attributes, now)), usage);
     }
 
     /**

@@ -8,21 +8,27 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import io.cognitionstreams.app.Publisher;
 import io.cognitionstreams.clients.TopicReader;
+import io.cognitionstreams.council.CouncilEnvelope;
 import io.cognitionstreams.council.CouncilSignatures;
 import io.cognitionstreams.council.CouncilView;
 import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.CouncilState;
+import io.cognitionstreams.schema.ProposalState;
+import io.cognitionstreams.schema.Vote;
 import io.cognitionstreams.serde.json.JsonAvro;
 import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -31,7 +37,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 @Command(name = "council", mixinStandardHelpOptions = true,
-        subcommands = {CouncilCommand.Keygen.class, CouncilCommand.Sign.class},
+        subcommands = {CouncilCommand.Keygen.class, CouncilCommand.Sign.class, CouncilCommand.Pending.class,
+                CouncilCommand.VoteCommand.class},
         description = {"Prints a council's state: its roles with last heartbeat and status, its open proposals with "
                 + "their tallies, and votes waiting for their proposal.",
                 "Reads the council's latest record on " + Topics.COUNCIL_STATE + " (read_committed), which the "
@@ -45,12 +52,20 @@ final class CouncilCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--council-id", defaultValue = "default",
+    @Option(names = {"--council-id", "--council"}, defaultValue = "default",
             description = "Council to show (default: ${DEFAULT-VALUE}).")
     String councilId;
 
     @Override
     public Integer call() {
+        Optional<CouncilState> state = state(cluster, spec, councilId);
+        spec.commandLine().getOut().print(CouncilView.render(councilId, state));
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    /** The council's latest state on council.state; says so on stderr when it has none yet. */
+    static Optional<CouncilState> state(ClusterOptions cluster, CommandSpec spec, String councilId) {
         Topic<String, CouncilState> topic = cluster.topics().councilState;
         Optional<CouncilState> state = TopicReader.latestValue(cluster.clientConfig(), topic.name(), councilId)
                 .map(value -> topic.valueSerde().deserializer().deserialize(topic.name(), value));
@@ -59,9 +74,113 @@ final class CouncilCommand implements Callable<Integer> {
                     + "tick after its first message%n", councilId, topic.name());
             spec.commandLine().getErr().flush();
         }
-        spec.commandLine().getOut().print(CouncilView.render(councilId, state));
-        spec.commandLine().getOut().flush();
-        return 0;
+        return state;
+    }
+
+    @Command(name = "pending", mixinStandardHelpOptions = true,
+            description = {"Lists the proposals a council has open, each with its deadline, the votes cast so far and "
+                    + "what it asks: a tool call waiting for approval shows its tool, skill, session, risk and "
+                    + "arguments (redacted for display, with the digest of the exact ones).",
+                    "Reads " + Topics.COUNCIL_STATE + ", which the council writes once a tick (--council-tick)."})
+    static final class Pending implements Callable<Integer> {
+
+        @Mixin
+        ClusterOptions cluster;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = {"--council", "--council-id"}, defaultValue = "default",
+                description = "Council whose proposals to list (default: ${DEFAULT-VALUE}).")
+        String councilId;
+
+        @Override
+        public Integer call() {
+            List<ProposalState> open = state(cluster, spec, councilId).map(CouncilState::getProposals)
+                    .orElse(List.of());
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(CouncilView.pending(councilId, open));
+            out.flush();
+            return 0;
+        }
+    }
+
+    @Command(name = "vote", mixinStandardHelpOptions = true,
+            description = {"Votes on a proposal as a person acting in a council role (e.g. operator, which must be "
+                    + "one of the app's --council-roles): a HEARTBEAT, so the role is active, then the VOTE, on "
+                    + Topics.COUNCIL_MESSAGES + ".",
+                    "With --key (the role's key, `council keygen --role R --publish`) both are signed, as a council "
+                            + "run with --council-signatures required demands."})
+    static final class VoteCommand implements Callable<Integer> {
+
+        @Mixin
+        ClusterOptions cluster;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = {"--council", "--council-id"}, defaultValue = "default",
+                description = "The proposal's council (default: ${DEFAULT-VALUE}).")
+        String councilId;
+
+        @Option(names = "--proposal", required = true, description = "The proposal's id (`council pending`).")
+        String proposal;
+
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Ballot ballot;
+
+        static final class Ballot {
+            @Option(names = "--yes", description = "Approve.")
+            boolean yes;
+
+            @Option(names = "--no", description = "Reject.")
+            boolean no;
+
+            @Option(names = "--abstain", description = "Take part without approving or rejecting.")
+            boolean abstain;
+
+            Vote vote() {
+                return yes ? Vote.YES : no ? Vote.NO : Vote.ABSTAIN;
+            }
+        }
+
+        @Option(names = "--as", required = true, paramLabel = "ROLE",
+                description = "The council role you vote as (one of the app's --council-roles).")
+        String role;
+
+        @Option(names = "--reason", defaultValue = "", description = "One line: why.")
+        String reason;
+
+        @Option(names = "--key", paramLabel = "FILE", description = "The role's private key: signs the messages.")
+        Path keyFile;
+
+        @Override
+        public Integer call() {
+            if (reason.length() > CouncilEnvelope.MAX_CONTENT_CHARS) {
+                throw new ParameterException(spec.commandLine(), "--reason has " + reason.length()
+                        + " characters, over the council's limit of " + CouncilEnvelope.MAX_CONTENT_CHARS
+                        + ": one line says why");
+            }
+            Optional<Ed25519.Key> key = Optional.ofNullable(keyFile).map(file -> new Ed25519.Key(Ed25519.load(file)));
+            Instant now = Instant.now();
+            String stamp = now.toEpochMilli() + "-" + Long.toHexString(Double.doubleToLongBits(Math.random()));
+            CouncilMessage heartbeat = CouncilMessage.newBuilder().setMsgId("hb-" + role + "-" + stamp)
+                    .setCouncilId(councilId).setTimestamp(now).setSender(role).setRole("person")
+                    .setType(CouncilMessageType.HEARTBEAT).build();
+            CouncilMessage vote = CouncilMessage.newBuilder().setMsgId("vote-" + role + "-" + stamp)
+                    .setCouncilId(councilId).setTimestamp(now.plusMillis(1)).setSender(role).setRole("person")
+                    .setType(CouncilMessageType.VOTE).setProposalId(proposal).setVote(ballot.vote())
+                    .setContent(reason).build();
+            Topic<String, CouncilMessage> topic = cluster.topics().councilMessages;
+            for (CouncilMessage message : List.of(heartbeat, vote)) {
+                Publisher.publish(cluster.clientConfig(), topic, Map.of(councilId,
+                        key.map(signer -> CouncilSignatures.sign(message, signer)).orElse(message)));
+            }
+            spec.commandLine().getOut().printf("voted %s on %s in council %s as %s%s%n", ballot.vote(), proposal,
+                    councilId, role, key.map(signer -> ", signed by key " + signer.id()).orElse(""));
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
     }
 
     @Command(name = "keygen", mixinStandardHelpOptions = true,

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.roles.RoleEndpoints;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -41,11 +42,11 @@ final class CouncilOptions {
                     + "would move the council's clock past every other role's heartbeat (default: ${DEFAULT-VALUE}).")
     Duration councilMaxClockSkew;
 
-    @Option(names = "--council-signatures", defaultValue = "off", paramLabel = "off|required",
+    @Option(names = "--council-signatures", paramLabel = "off|required",
             converter = SignaturesConverter.class,
             description = "required: every council message must be signed by its sender's Ed25519 key (a role's on "
                     + "council.keys, the app's own senders' with --signing-key); unsigned, forged, wrongly keyed, "
-                    + "replayed or stale ones are dead-lettered (default: ${DEFAULT-VALUE}).")
+                    + "replayed or stale ones are dead-lettered (default: required with --secure, else off).")
     CouncilSettings.Signatures councilSignatures;
 
     @Option(names = "--council-max-message-age", defaultValue = "5m",
@@ -54,9 +55,16 @@ final class CouncilOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     Duration councilMaxMessageAge;
 
-    CouncilSettings settings() {
-        return new CouncilSettings(councilRoles, councilPrime, councilQuorum, councilHeartbeatTimeout,
-                councilProposalTtl, councilTick, councilMaxClockSkew, councilSignatures, councilMaxMessageAge);
+    /**
+     * @param workers the role workers this instance runs: their roles are council roles too
+     * @param secure  whether --secure is on, which requires signatures unless --council-signatures says otherwise
+     */
+    CouncilSettings settings(RoleEndpoints workers, boolean secure) {
+        return new CouncilSettings(CouncilRoleOptions.councilRoles(councilRoles, workers), councilPrime,
+                councilQuorum, councilHeartbeatTimeout, councilProposalTtl, councilTick, councilMaxClockSkew,
+                councilSignatures != null ? councilSignatures
+                        : secure ? CouncilSettings.Signatures.REQUIRED : CouncilSettings.Signatures.OFF,
+                councilMaxMessageAge);
     }
 
     /** {@code off} or {@code required}, as the docs write them. */

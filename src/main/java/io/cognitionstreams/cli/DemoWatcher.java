@@ -1,6 +1,7 @@
 package io.cognitionstreams.cli;
 
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,13 +24,19 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.cognitionstreams.app.Demo;
 import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.schema.CognitionRequest;
+import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.SessionUsage;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
 
@@ -64,8 +71,10 @@ final class DemoWatcher {
         boolean autoContinues = settings.executor().enabled() && settings.executor().autoContinueSteps() > 0;
         boolean letterSeen = false;
         Set<String> undecided = new HashSet<>();
-        // A session with tool results takes one more turn on its own (auto-continue): wait for its answer too.
+        // A session with tool results takes one more turn on its own (auto-continue): wait for its answer too,
+        // unless a session budget stopped it (run --session-*-budget).
         Set<String> continuing = new HashSet<>();
+        Set<String> overBudget = new HashSet<>();
         try (KafkaConsumer<byte[], byte[]> consumer = watchFromEnd();
              KafkaProducer<byte[], byte[]> producer = producer()) {
             Topic<String, CognitionRequest> in = topics.requests;
@@ -84,13 +93,27 @@ final class DemoWatcher {
                 for (ConsumerRecord<byte[], byte[]> record : records) {
                     quietSince = System.nanoTime();
                     Object value = decode(record);
+                    if (value instanceof CouncilMessage message && message.getType() != CouncilMessageType.PROPOSAL
+                            && message.getType() != CouncilMessageType.VOTE) {
+                        continue; // heartbeats and the council's ticks: not what the demo shows
+                    }
+                    if (value instanceof SessionUsage usage) {
+                        if (usage.getOverBudget() != null) {
+                            String session = new String(record.key(), StandardCharsets.UTF_8);
+                            overBudget.add(session);
+                            continuing.remove(session);
+                            out.println(String.format("%-22s %-14s stopped: it has spent %s", record.topic(),
+                                    session, usage.getOverBudget()));
+                        }
+                        continue;
+                    }
                     out.println(format(record.topic(), value));
                     if (value instanceof RoutedBlock block && block.getSequence() == block.getBlockCount() - 1) {
                         pending.remove(block.getSessionId());
                         continuing.remove(block.getSessionId());
                     }
                     if (value instanceof ToolResult result && autoContinues && requested.contains(
-                            result.getSessionId())) {
+                            result.getSessionId()) && !overBudget.contains(result.getSessionId())) {
                         continuing.add(result.getSessionId());
                     }
                     if (value instanceof DeadLetter letter && letter.getSourceTopic().equals(in.name())) {
@@ -99,7 +122,7 @@ final class DemoWatcher {
                     if (value instanceof ToolCall call) {
                         undecided.add(call.getCallId());
                     }
-                    if (value instanceof ToolDecision decision) {
+                    if (value instanceof ToolDecision decision && decision.getVerdict() != Verdict.PENDING) {
                         undecided.remove(decision.getCall().getCallId());
                     }
                 }
@@ -141,6 +164,21 @@ final class DemoWatcher {
                     result.getTool(), result.getExecutor(), oneLine(result.getSuccess() ? String.valueOf(
                             result.getText()) : String.valueOf(result.getError())));
         }
+        if (value instanceof CouncilMessage message && message.getType() == CouncilMessageType.VOTE) {
+            return String.format("%s %-14s VOTE %s %s on %s: %s", label, message.getCouncilId(), message.getSender(),
+                    message.getVote(), message.getProposalId(), oneLine(message.getContent()));
+        }
+        if (value instanceof CouncilMessage message) {
+            return String.format("%s %-14s %s %s from %s (risk %s): %s", label, message.getCouncilId(),
+                    message.getType(), message.getMsgId(), message.getSender(), message.getRiskLevel(),
+                    oneLine(message.getContent().lines().filter(line -> line.startsWith("arguments (")).findFirst()
+                            .orElse(message.getContent())));
+        }
+        if (value instanceof CouncilDecision decision) {
+            return String.format("%s %-14s %s %s (%d yes, %d no, %d abstain): %s", label, decision.getCouncilId(),
+                    decision.getOutcome(), decision.getProposalId(), decision.getYes(), decision.getNo(),
+                    decision.getAbstain(), oneLine(decision.getReason()));
+        }
         if (value instanceof DeadLetter letter) {
             return String.format("%s %s-%d@%d %s: %s", label, letter.getSourceTopic(), letter.getSourcePartition(),
                     letter.getSourceOffset(), letter.getErrorKind(), oneLine(letter.getReason()));
@@ -171,8 +209,13 @@ final class DemoWatcher {
         }
         watched.add(Topics.TOOL_CALLS);
         watched.add(Topics.TOOL_DECISIONS);
+        watched.add(Topics.COUNCIL_MESSAGES);
+        watched.add(Topics.COUNCIL_DECISIONS);
         watched.add(Topics.TOOL_RESULTS);
         watched.add(Topics.COGNITION_DLQ);
+        if (!settings.budgets().equals(SessionBudgets.NONE)) {
+            watched.add(Topics.SESSION_USAGE);
+        }
         List<TopicPartition> partitions = new ArrayList<>();
         for (String topic : watched) {
             for (PartitionInfo info : consumer.partitionsFor(topic)) {

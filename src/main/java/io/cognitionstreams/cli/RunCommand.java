@@ -23,6 +23,7 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.clients.ClientProperties;
@@ -30,6 +31,7 @@ import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
+import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.routing.RoutingLimits;
 import io.cognitionstreams.security.Principals;
 import picocli.CommandLine;
@@ -88,6 +90,18 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     TelemetryOptions telemetry;
+
+    @Mixin
+    StreamOptions streaming;
+
+    @Mixin
+    BudgetOptions budgets;
+
+    @Mixin
+    ApprovalOptions approval;
+
+    @Mixin
+    CouncilRoleOptions roleOptions;
 
     @Mixin
     ConfigOptions config;
@@ -156,15 +170,13 @@ final class RunCommand implements Callable<Integer> {
             return 2;
         }
         // Checked before a broker starts, so a bad flag leaves nothing running.
-        GatekeeperSettings gatekeeper = gatekeeping.settings();
-        RoutingLimits routingLimits = routing.limits();
-        CouncilSettings council = councils.settings();
-        Settings.MemorySettings memorySettings = memory.settings();
-        Settings.ModelSettings modelSettings = model.settings();
+        RoleEndpoints roleWorkers = roleOptions.endpoints(demoRun.demo);
         // The demo shows the whole tool loop with the read-only workspace server shipped in this jar.
-        ExecutorSettings tools = executor.settings(demoRun.demo ? List.of(WorkspaceServer.demoConfig(
-                Path.of(System.getenv().getOrDefault("COGNITION_HOME", ".")))) : List.of(), embedded.dataDir,
-                demoRun.demo);
+        Rooms rooms = new Rooms(approval.apply(gatekeeping.settings(), councils.councilProposalTtl),
+                routing.limits(), councils.settings(roleWorkers, security.secure), roleWorkers, memory.settings(),
+                model.settings(), budgets.budgets(), executor.settings(demoRun.demo
+                        ? List.of(WorkspaceServer.demoConfig(Path.of(System.getenv().getOrDefault("COGNITION_HOME",
+                                ".")))) : List.of(), embedded.dataDir, demoRun.demo));
         Map<String, Object> clientProperties = telemetry.clientSettings(cluster.fileSettings());
         Map<String, Object> governanceProperties = clientProperties;
         if (security.governanceConfig != null) {
@@ -177,17 +189,20 @@ final class RunCommand implements Callable<Integer> {
         Optional<OpenTelemetrySdk> tracing = Optional.empty();
         try {
             tracing = telemetry.startTracing(applicationId, Optional.ofNullable(routing.redactionConfig), err);
-            return run(err, rewindTo, gatekeeper, routingLimits, council, memorySettings, modelSettings, tools,
-                    clientProperties, governanceProperties, states, metrics);
+            return run(err, rewindTo, rooms, clientProperties, governanceProperties, states, metrics);
         } finally {
             metrics.ifPresent(MetricsServer::close);
             tracing.ifPresent(OpenTelemetrySdk::close);
         }
     }
 
-    private int run(PrintWriter err, Optional<Instant> rewindTo, GatekeeperSettings gatekeeper,
-                    RoutingLimits routingLimits, CouncilSettings council, Settings.MemorySettings memorySettings,
-                    Settings.ModelSettings modelSettings, ExecutorSettings tools, Map<String, Object> clientProperties,
+    /** What each room's options say, checked before anything starts. */
+    private record Rooms(GatekeeperSettings gatekeeper, RoutingLimits routingLimits, CouncilSettings council,
+                         RoleEndpoints roleWorkers, Settings.MemorySettings memory, Settings.ModelSettings model,
+                         SessionBudgets budgets, ExecutorSettings tools) {
+    }
+
+    private int run(PrintWriter err, Optional<Instant> rewindTo, Rooms rooms, Map<String, Object> clientProperties,
                     Map<String, Object> governanceProperties, Path states, Optional<MetricsServer> metrics)
             throws Exception {
         EmbeddedKafkaBroker broker = null;
@@ -202,8 +217,7 @@ final class RunCommand implements Callable<Integer> {
             }
             secured = Optional.of(SecureDeployment.prepare(security.secretsDir != null ? security.secretsDir
                     : embedded.dataDir.resolve("secrets"), new Principals(tenants(security.tenants, security.secure),
-                    councils.councilRoles),
-                    applicationId));
+                    rooms.council().roles()), applicationId));
         }
         if (bootstrap == null) {
             // The broker takes seconds to start, more after an unclean stop: say what is going on meanwhile.
@@ -230,9 +244,10 @@ final class RunCommand implements Callable<Integer> {
         short replication = replicationFactor != null ? replicationFactor : (short) (broker != null ? 1 : -1);
         Settings settings = new Settings(bootstrap, applicationId,
                 states, cluster.registry(), partitions, replication,
-                threads, modelSettings, compression.settings(), routing.settings(routingLimits),
-                gatekeeper, council, security.secure ? reportOnly(tuning.tuning(), err) : tuning.tuning(), clientProperties,
-                tools, memorySettings, tenants(security.tenants, security.secure));
+                threads, rooms.model(), compression.settings(), routing.settings(rooms.routingLimits()),
+                rooms.gatekeeper(), rooms.council(), security.secure ? reportOnly(tuning.tuning(), err)
+                        : tuning.tuning(), clientProperties, rooms.tools(), rooms.memory(),
+                tenants(security.tenants, security.secure), rooms.roleWorkers(), streaming.stream, rooms.budgets());
         CognitionRuntime started = null;
         try {
             // Parsed before anything starts, so a broken SKILL.md stops the start with its file and line.
@@ -262,6 +277,7 @@ final class RunCommand implements Callable<Integer> {
         metrics.ifPresent(server -> server.readiness(runtime::notReady));
         err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
                 runtime.topics().avro().describe());
+        err.printf("%s%n", rooms.gatekeeper().approvalRule().describe());
         err.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         EmbeddedKafkaBroker ownedBroker = broker;

@@ -8,14 +8,18 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 
 import org.apache.kafka.clients.producer.ProducerRecord;
 
+import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.assembly.history.ChatImport;
+import io.cognitionstreams.clients.TopicReader;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.HistoryImport;
+import io.cognitionstreams.schema.SessionUsage;
 import io.cognitionstreams.serde.json.JsonAvroException;
 import io.cognitionstreams.topics.Topic;
 import io.cognitionstreams.topics.Topics;
@@ -23,12 +27,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 @Command(name = "session", mixinStandardHelpOptions = true,
-        description = "Works on a session's history.",
-        subcommands = {SessionCommand.Import.class})
+        description = "Shows what a session has spent, and seeds its history.",
+        subcommands = {SessionCommand.Show.class, SessionCommand.Import.class})
 final class SessionCommand implements Callable<Integer> {
 
     @Spec
@@ -36,7 +41,63 @@ final class SessionCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "say what to do: import");
+        throw new ParameterException(spec.commandLine(), "say what to do: show or import");
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true,
+            description = {"Shows what a session has spent on model calls (tokens in and out, calls, model time) "
+                    + "against its budgets, and whether a budget has stopped it from continuing on its own.",
+                    "Reads the session's latest record on " + Topics.SESSION_USAGE + " (read_committed), which the "
+                            + "assembly writes with every answer: it needs only the cluster, not the running app."})
+    static final class Show implements Callable<Integer> {
+
+        @Mixin
+        ClusterOptions cluster;
+
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "SESSION", description = "Session id.")
+        String session;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            Topic<String, SessionUsage> topic = cluster.topics().sessionUsage;
+            Optional<SessionUsage> usage = TopicReader.latestValue(cluster.clientConfig(), topic.name(), session)
+                    .map(value -> topic.valueSerde().deserializer().deserialize(topic.name(), value));
+            out.print(usage.map(found -> render(session, found)).orElseGet(() -> String.format(
+                    "no usage for session %s: it has had no answer yet (in %s)%n", session, topic.name())));
+            out.flush();
+            return 0;
+        }
+
+        static String render(String session, SessionUsage usage) {
+            StringBuilder text = new StringBuilder();
+            text.append(String.format("session %s (updated %s)%n", session, usage.getUpdated()));
+            text.append(String.format("spent: %s%n", SessionBudgets.figures(usage)));
+            if (usage.getEstimatedAnswers() > 0) {
+                text.append(usage.getModelCalls() == 1
+                        ? String.format("  the answer came without usage from the model: its tokens are the "
+                                + "assembly's own counts%n")
+                        : String.format("  %d of the answers came without usage from the model: their tokens are "
+                                + "the assembly's own counts%n", usage.getEstimatedAnswers()));
+            }
+            long tokens = usage.getPromptTokens() + usage.getCompletionTokens();
+            text.append(String.format("budgets: tokens %s, calls %s, model time %s%n",
+                    budget(tokens, usage.getTokenBudget()), budget(usage.getModelCalls(), usage.getCallBudget()),
+                    usage.getTimeBudgetMs() == null ? "none" : String.format("%,d of %,d ms",
+                            usage.getModelTimeMs(), usage.getTimeBudgetMs())));
+            text.append(usage.getOverBudget() != null
+                    ? String.format("auto-continue: stopped, the session has spent %s; its next turn waits for the "
+                            + "agent or the council%n", usage.getOverBudget())
+                    : String.format("auto-continue: within budget%n"));
+            return text.toString();
+        }
+
+        private static String budget(long used, Long budget) {
+            return budget == null ? "none" : String.format("%,d of %,d", used, budget);
+        }
     }
 
     @Command(name = "import", mixinStandardHelpOptions = true,

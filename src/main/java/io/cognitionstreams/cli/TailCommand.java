@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.cognitionstreams.schema.AnswerDelta;
 import io.cognitionstreams.serde.json.JsonAvro;
 import io.cognitionstreams.topics.Topic;
 import picocli.CommandLine.Command;
@@ -59,6 +61,13 @@ final class TailCommand implements Callable<Integer> {
             + "timestamp: {\"topic\":..., \"value\":{...}}.")
     boolean metadata;
 
+    @Option(names = "--follow", description = "On a stream topic (channel.<chat>.stream, --model-stream): print each "
+            + "answer's text as it grows, not JSON lines; --max counts deltas.")
+    boolean follow;
+
+    @Option(names = "--session", paramLabel = "ID", description = "Only this session's records (the record key).")
+    String session;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -72,6 +81,13 @@ final class TailCommand implements Callable<Integer> {
             err.println("error: unknown topic " + topic + "; `cognition topics` lists them");
             return 2;
         }
+        if (follow && !AnswerDelta.class.equals(source.valueType())) {
+            err.println("error: --follow prints a stream topic's text as it grows; " + topic + " is not a stream "
+                    + "topic (channel.<chat>.stream)");
+            return 2;
+        }
+        DeltaFollower follower = follow ? new DeltaFollower(out) : null;
+        byte[] key = session == null ? null : session.getBytes(StandardCharsets.UTF_8);
         int printed = 0;
         try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
             List<TopicPartition> partitions = new ArrayList<>();
@@ -90,9 +106,18 @@ final class TailCommand implements Callable<Integer> {
                 var records = consumer.poll(Duration.ofMillis(200));
                 for (ConsumerRecord<byte[], byte[]> record : records) {
                     lastRecord = System.nanoTime();
+                    if (key != null && !Arrays.equals(key, record.key())) {
+                        continue;
+                    }
                     try {
                         Object value = source.valueSerde().deserializer().deserialize(topic, record.value());
-                        out.println(line(record, (IndexedRecord) value));
+                        if (follower != null) {
+                            if (value != null) {
+                                follower.accept((AnswerDelta) value);
+                            }
+                        } else {
+                            out.println(line(record, (IndexedRecord) value));
+                        }
                         printed++;
                     } catch (RuntimeException e) {
                         err.printf("%s-%d@%d: cannot decode: %s%n", record.topic(), record.partition(),

@@ -254,6 +254,11 @@ public final class Council {
             return Optional.of("proposal " + id + " was already made in council " + council
                     + ": a proposal's msg_id is its id and must be unique");
         }
+        if (memory.proposals(council).size() >= CouncilSettings.MAX_OPEN) {
+            return Optional.of("council " + council + " already has " + CouncilSettings.MAX_OPEN + " open proposals, "
+                    + "its limit: proposal " + id + " from " + message.getSender() + " is refused (a flood of "
+                    + "proposals cannot grow a council's state)");
+        }
         ProposalState proposal = ProposalState.newBuilder()
                 .setProposalId(id)
                 .setCouncilId(council)
@@ -303,6 +308,11 @@ public final class Council {
             if (first.isPresent()) {
                 return Optional.of(secondVote(role, id, first.get().getVote().toString(), first.get().getMsgId()));
             }
+            if (memory.heldVotes(council).size() >= CouncilSettings.MAX_OPEN) {
+                return Optional.of("council " + council + " already holds " + CouncilSettings.MAX_OPEN + " votes for "
+                        + "proposals it has not seen, its limit: the vote of " + role + " on unknown proposal " + id
+                        + " is refused");
+            }
             memory.hold(message);
             return Optional.empty();
         }
@@ -347,7 +357,10 @@ public final class Council {
         return decision.isPresent();
     }
 
-    private void close(CouncilMemory memory, ProposalState proposal, CouncilDecision decision, List<Output> out) {
+    private void close(CouncilMemory memory, ProposalState proposal, CouncilDecision unsigned, List<Output> out) {
+        // Signed whatever --council-signatures says: the gatekeeper runs a call on an APPROVED decision only when
+        // the app's key signed it, so nobody else who can write council.decisions can approve one.
+        CouncilDecision decision = CouncilSignatures.sign(unsigned, appKey);
         memory.decide(decision);
         out.add(new Output(decision.getCouncilId(), decision, decision.getTimestamp()));
         if (decision.getOutcome() == CouncilOutcome.NO_QUORUM) {

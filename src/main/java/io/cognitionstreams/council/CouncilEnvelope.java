@@ -17,7 +17,8 @@ public final class CouncilEnvelope {
 
     /**
      * What each non-role sender may send: the council its clock ticks and escalations, routing its escalations and
-     * notes, the AutoFix loop and the assembly their escalations.
+     * notes, the AutoFix loop and the assembly their escalations, the gatekeeper its proposals (calls waiting for
+     * approval).
      */
     private static final Set<CouncilMessageType> COUNCIL_TYPES =
             Set.of(CouncilMessageType.HEARTBEAT, CouncilMessageType.ESCALATION);
@@ -88,12 +89,13 @@ public final class CouncilEnvelope {
             case CouncilSettings.ROUTER_SENDER -> ROUTER_TYPES;
             case CouncilSettings.AUTOFIX_SENDER, CouncilSettings.ASSEMBLY_SENDER ->
                     Set.of(CouncilMessageType.ESCALATION);
+            case CouncilSettings.GATEKEEPER_SENDER -> Set.of(CouncilMessageType.PROPOSAL);
             default -> {
                 if (!settings.roles().contains(sender)) {
                     throw new InvalidRecordException("sender '" + sender + "' is not a council role "
                             + settings.roles() + ", '" + CouncilSettings.ROUTER_SENDER + "', '"
-                            + CouncilSettings.AUTOFIX_SENDER + "', '" + CouncilSettings.ASSEMBLY_SENDER + "' or '"
-                            + CouncilSettings.COUNCIL_SENDER + "'");
+                            + CouncilSettings.AUTOFIX_SENDER + "', '" + CouncilSettings.ASSEMBLY_SENDER + "', '"
+                            + CouncilSettings.GATEKEEPER_SENDER + "' or '" + CouncilSettings.COUNCIL_SENDER + "'");
                 }
                 yield Set.of(CouncilMessageType.values());
             }

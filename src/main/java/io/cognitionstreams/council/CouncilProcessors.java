@@ -29,6 +29,7 @@ final class CouncilProcessors {
      * published once a tick when it changed, not per message: a heartbeat flood then costs one record a tick.
      */
     static final class Deliberate implements Processor<String, CouncilMessage, String, SpecificRecord> {
+        private static final java.time.Duration DECIDED_PRUNE_EVERY = java.time.Duration.ofMinutes(10);
         private final CouncilSettings settings;
         private final Council council;
         private ProcessorContext<String, SpecificRecord> context;
@@ -36,6 +37,8 @@ final class CouncilProcessors {
         private KeyValueStore<String, Long> clocks;
         /** Councils whose state changed since it was last published. */
         private final Set<String> changed = new TreeSet<>();
+        /** When old decisions were last forgotten: a scan of every decision, so not every tick. */
+        private long decidedPrunedAt;
 
         Deliberate(CouncilSettings settings, Council council) {
             this.settings = settings;
@@ -87,6 +90,10 @@ final class CouncilProcessors {
             }
             ticks.forEach(this::forward);
             memory.forgetSeenBefore(wallClock - settings.maxMessageAge().toMillis());
+            if (wallClock - decidedPrunedAt >= DECIDED_PRUNE_EVERY.toMillis()) {
+                memory.forgetDecidedBefore(wallClock - CouncilSettings.DECIDED_RETENTION.toMillis());
+                decidedPrunedAt = wallClock;
+            }
             publishChanged(wallClock);
         }
 

@@ -48,6 +48,18 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
     public static final String AUTOFIX_SENDER = "autofix";
     /** Sender of the assembly's escalations (a session that took its --auto-continue-steps turns on its own). */
     public static final String ASSEMBLY_SENDER = "assembly";
+    /** Sender of the gatekeeper's proposals: a tool call that waits for the council's approval. */
+    public static final String GATEKEEPER_SENDER = "gatekeeper";
+    /**
+     * Open proposals, and votes waiting for a proposal, one council holds at most: a flood of either is refused
+     * (dead-lettered) past it, so a council's state stays bounded whatever its writers send.
+     */
+    public static final int MAX_OPEN = 1000;
+    /**
+     * How long a decision is remembered after it was taken: late votes and a resent proposal find it meanwhile. A
+     * signed message older than --council-max-message-age is refused anyway, so a day is plenty.
+     */
+    public static final Duration DECIDED_RETENTION = Duration.ofDays(1);
 
     private static final Pattern ROLE_NAME = Pattern.compile("[a-z0-9_-]+");
 
@@ -91,7 +103,7 @@ public record CouncilSettings(List<String> roles, String prime, int quorum, Dura
     /** Whether {@code sender} is one of the app's own senders, which sign with the app's key. */
     public static boolean isReserved(String sender) {
         return sender.equals(COUNCIL_SENDER) || sender.equals(ROUTER_SENDER) || sender.equals(AUTOFIX_SENDER)
-                || sender.equals(ASSEMBLY_SENDER);
+                || sender.equals(ASSEMBLY_SENDER) || sender.equals(GATEKEEPER_SENDER);
     }
 
     public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofSeconds(30);

@@ -4,6 +4,7 @@ import java.security.PublicKey;
 import java.time.Instant;
 import java.util.Optional;
 
+import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilKey;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.signing.Ed25519;
@@ -20,6 +21,8 @@ public final class CouncilSignatures {
 
     /** Names the canonical form, so a future form can never be mistaken for this one. */
     public static final String FORM = "cognition-streams/council-message/v1";
+    /** The canonical form of a decision on council.decisions. */
+    public static final String DECISION_FORM = "cognition-streams/council-decision/v1";
 
     private CouncilSignatures() {
     }
@@ -83,6 +86,54 @@ public final class CouncilSignatures {
                         ? "the signature does not match the message: it was forged, or changed after "
                                 + message.getSigningKey() + " signed it"
                         : "the message's " + problem.substring("its ".length()));
+    }
+
+    /** The decision signed by the app's key (the council signs every decision it takes). */
+    public static CouncilDecision sign(CouncilDecision decision, Ed25519.Key appKey) {
+        CouncilDecision keyed = CouncilDecision.newBuilder(decision).setSigningKey(appKey.id()).setSignature(null)
+                .build();
+        keyed.setSignature(appKey.sign(canonical(keyed)));
+        return keyed;
+    }
+
+    /** Empty when the app's key signed {@code decision} and nothing changed since; else why not. */
+    public static Optional<String> problem(CouncilDecision decision, PublicKey appKey) {
+        if (decision.getSignature() == null || decision.getSigningKey() == null) {
+            return Optional.of("the decision is not signed: only the council's decisions, signed with the app's key, "
+                    + "decide a call");
+        }
+        String appId = Ed25519.keyId(appKey);
+        if (!decision.getSigningKey().equals(appId)) {
+            return Optional.of("the decision is signed by key " + decision.getSigningKey() + ", not the app's key "
+                    + appId + ": it is not this app's council's");
+        }
+        return Ed25519.problem(appKey, canonical(decision), decision.getSignature()).map(problem ->
+                problem.contains("does not match")
+                        ? "the decision's signature does not match it: it was forged, or changed after the council "
+                                + "signed it"
+                        : "the decision's " + problem.substring("its ".length()));
+    }
+
+    /** Every field of a decision but its signature, in schema order; voters as their count, then each. */
+    public static byte[] canonical(CouncilDecision decision) {
+        Ed25519.Canonical out = new Ed25519.Canonical()
+                .string(DECISION_FORM)
+                .string(decision.getSigningKey())
+                .string(decision.getProposalId())
+                .string(decision.getCouncilId())
+                .string(name(decision.getOutcome()))
+                .int32(decision.getYes())
+                .int32(decision.getNo())
+                .int32(decision.getAbstain())
+                .int32(decision.getVoters().size());
+        decision.getVoters().forEach(out::string);
+        return out.bool(decision.getTieBrokenByPrime())
+                .string(decision.getReason())
+                .int64(decision.getTimestamp() == null ? 0 : decision.getTimestamp().toEpochMilli())
+                .string(decision.getProposer())
+                .string(decision.getSessionId())
+                .string(decision.getProposalDigest())
+                .bytes();
     }
 
     /** The council.keys record that registers {@code key} as {@code role}'s (`cognition council keygen`). */

@@ -151,6 +151,19 @@ final class CouncilStore implements CouncilMemory {
         old.forEach(seen::delete);
     }
 
+    /** Forgets the decisions taken before {@code oldest}: late votes for them are then held, and dropped. */
+    void forgetDecidedBefore(long oldest) {
+        List<String> old = new ArrayList<>();
+        try (KeyValueIterator<String, CouncilDecision> entries = decided.all()) {
+            entries.forEachRemaining(entry -> {
+                if (entry.value.getTimestamp().toEpochMilli() < oldest) {
+                    old.add(entry.key);
+                }
+            });
+        }
+        old.forEach(decided::delete);
+    }
+
     private static <V> List<V> all(KeyValueStore<String, V> store, String council) {
         List<V> values = new ArrayList<>();
         try (KeyValueIterator<String, V> entries = store.prefixScan(council + "/", KEYS)) {

@@ -31,6 +31,21 @@ public final class CouncilView {
                 state.map(CouncilState::getHeldVotes).orElse(List.of()));
     }
 
+    /** What `cognition council pending` prints: each open proposal, its votes, and what it asks, indented. */
+    public static String pending(String council, List<ProposalState> proposals) {
+        StringBuilder text = new StringBuilder();
+        text.append("council ").append(council).append(": ").append(proposals.size())
+                .append(proposals.size() == 1 ? " proposal waits" : " proposals wait").append('\n');
+        for (ProposalState proposal : proposals) {
+            String votes = proposal.getVotes().isEmpty() ? "no vote yet" : proposal.getVotes().stream()
+                    .map(vote -> vote.getRole() + "=" + vote.getVote()).collect(Collectors.joining(" "));
+            text.append('\n').append(proposal.getProposalId()).append("  from ").append(proposal.getProposer())
+                    .append(", deadline ").append(proposal.getDeadline()).append(", ").append(votes).append('\n');
+            proposal.getContent().lines().forEach(line -> text.append("  ").append(line).append('\n'));
+        }
+        return text.toString();
+    }
+
     static String render(String council, Optional<Instant> clock, List<RoleStatus> roles,
                          List<ProposalState> proposals, List<CouncilMessage> pendingVotes) {
         StringBuilder text = new StringBuilder();

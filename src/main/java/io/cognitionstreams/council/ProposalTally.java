@@ -11,6 +11,7 @@ import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilOutcome;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.Vote;
+import io.cognitionstreams.signing.Ed25519;
 
 /**
  * Counts a proposal's votes (seed 003 section 8.3). A decision needs votes from {@link #needed} distinct roles;
@@ -92,6 +93,9 @@ public final class ProposalTally {
                 .setTieBrokenByPrime(tieBroken)
                 .setReason(reason)
                 .setTimestamp(at)
+                .setProposer(proposal.getProposer())
+                .setSessionId(proposal.getSessionId())
+                .setProposalDigest(Ed25519.sha256Hex(proposal.getContent()))
                 .build();
     }
 

@@ -40,7 +40,7 @@ public final class McpServers implements AutoCloseable {
 
     /** A tool a server offers, as its {@code tools/list} describes it. */
     public record OfferedTool(String server, String tool, String description, String inputSchema, boolean readOnly,
-                              boolean idempotent) {
+                              boolean idempotent, boolean destructive) {
 
         /** The name calls use: {@code mcp__server__tool}. */
         public String name() {
@@ -263,7 +263,8 @@ public final class McpServers implements AutoCloseable {
             }
             return new OfferedTool(config.name(), tool.name(), tool.description() == null ? "" : tool.description(),
                     schema, hints != null && Boolean.TRUE.equals(hints.readOnlyHint()),
-                    hints != null && Boolean.TRUE.equals(hints.idempotentHint()));
+                    hints != null && Boolean.TRUE.equals(hints.idempotentHint()),
+                    hints != null && Boolean.TRUE.equals(hints.destructiveHint()));
         }
 
         private McpClientTransport transport() {

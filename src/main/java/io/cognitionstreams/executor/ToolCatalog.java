@@ -26,6 +26,7 @@ public final class ToolCatalog {
                     .setInputSchema(tool.inputSchema())
                     .setReadOnly(tool.readOnly())
                     .setIdempotent(tool.idempotent())
+                    .setDestructive(tool.destructive())
                     .setExecutor(executor)
                     .setTimestamp(now)
                     .build());
@@ -45,6 +46,7 @@ public final class ToolCatalog {
                         + "\"required\":[\"command\"]}")
                 .setReadOnly(false)
                 .setIdempotent(false)
+                .setDestructive(true)
                 .setExecutor(executor)
                 .setTimestamp(now)
                 .build();

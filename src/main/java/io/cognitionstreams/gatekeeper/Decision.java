@@ -32,7 +32,9 @@ public record Decision(Kind kind, String reason, String requiredPermission, Stri
         UNKNOWN_SKILL(false),
         CALLER_MISMATCH(false),
         /** The skill lacks the permission: the one denial that carries the permission it would need. */
-        PERMISSION(false);
+        PERMISSION(false),
+        /** The call needed the council's approval and did not get it (rejected, expired, no quorum, no answer). */
+        COUNCIL(false);
 
         private final boolean approved;
 

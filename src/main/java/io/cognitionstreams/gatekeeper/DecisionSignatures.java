@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
 import io.cognitionstreams.signing.Ed25519;
@@ -26,6 +27,12 @@ public final class DecisionSignatures {
 
     /** Names the canonical form, so a future form can never be mistaken for this one. */
     private static final String FORM = "cognition-streams/tool-decision/v1";
+    /**
+     * The form of a decision the council decided: v1's fields, then the proposal and the council's decision (its
+     * signature included), so an approval cannot be moved to another proposal or council decision, nor stripped of
+     * them and pass as a plain approval (v1 bytes differ from the signed v2 bytes).
+     */
+    private static final String COUNCIL_FORM = "cognition-streams/tool-decision/v2";
 
     private DecisionSignatures() {
     }
@@ -101,18 +108,29 @@ public final class DecisionSignatures {
      */
     static byte[] canonical(ToolDecision decision) {
         ToolCall call = decision.getCall();
+        CouncilDecision council = decision.getCouncilDecision();
         Ed25519.Canonical out = new Ed25519.Canonical();
-        for (String field : new String[] {FORM, decision.getSigningKey(), decision.getVerdict().name(),
+        for (String field : new String[] {council == null ? FORM : COUNCIL_FORM, decision.getSigningKey(),
+                decision.getVerdict().name(),
                 call.getCallId(), call.getSessionId(), call.getPacketId(), call.getRequestId(), call.getCaller(),
                 call.getSkill(), call.getTool(), call.getArguments(),
                 call.getTimeTravel() == null ? null : call.getTimeTravel().name(), call.getParentId()}) {
             out.string(field);
         }
-        return out.int32(call.getBlockCount())
+        out.int32(call.getBlockCount())
                 .int32(call.getCallCount())
                 .int64(call.getTimestamp().toEpochMilli())
                 .bool(decision.getRetrySafe())
-                .int64(decision.getTimestamp().toEpochMilli())
-                .bytes();
+                .int64(decision.getTimestamp().toEpochMilli());
+        if (council != null) {
+            out.string(decision.getProposalId())
+                    .string(council.getProposalId())
+                    .string(council.getCouncilId())
+                    .string(council.getOutcome().name())
+                    .string(council.getProposalDigest())
+                    .string(council.getSigningKey())
+                    .string(council.getSignature());
+        }
+        return out.bytes();
     }
 }

@@ -76,6 +76,11 @@ public final class Gatekeeper {
         return Optional.ofNullable(rootCaller);
     }
 
+    /** The skill of that name, if the registry knows it: its protocol and its approval list. */
+    public Optional<SkillDefinition> skill(String name) {
+        return name == null || name.isBlank() ? Optional.empty() : skills.find(name);
+    }
+
     public Decision decide(Call call) {
         String tool = call.tool();
         String caller = call.caller();

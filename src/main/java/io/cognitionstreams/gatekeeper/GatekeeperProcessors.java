@@ -1,13 +1,23 @@
 package io.cognitionstreams.gatekeeper;
 
+import java.security.PublicKey;
 import java.time.Instant;
+import java.util.Optional;
 
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
+import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.council.CouncilSignatures;
+import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.GatekeeperSession;
+import io.cognitionstreams.schema.PendingApproval;
+import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.schema.SessionControl;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolResult;
@@ -29,6 +39,7 @@ final class GatekeeperProcessors {
         private ProcessorContext<String, SpecificRecord> context;
         private SessionsStore memory;
         private Gatekeeper gatekeeper;
+        private ApprovalRule.Catalog catalog;
         private DriftMetrics drift;
 
         Decide(GatekeeperSessions sessions, GatekeeperSettings settings) {
@@ -40,21 +51,115 @@ final class GatekeeperProcessors {
         public void init(ProcessorContext<String, SpecificRecord> context) {
             this.context = context;
             memory = new SessionsStore(context);
-            gatekeeper = new Gatekeeper(new SkillRegistryStore(context.getStateStore(
-                    GatekeeperTopology.SKILLS_STORE)), settings.rootCaller());
+            gatekeeper = gatekeeper(context, settings);
+            ReadOnlyKeyValueStore<String, ToolDescriptor> tools = context.getStateStore(
+                    GatekeeperTopology.TOOLS_STORE);
+            catalog = name -> Optional.ofNullable(tools.get(name))
+                    .map(tool -> new ApprovalRule.ToolHints(tool.getReadOnly(), tool.getDestructive()));
             drift = new DriftMetrics(context.metrics());
         }
 
         @Override
         public void process(Record<String, ToolCall> record) {
-            GatekeeperSessions.Decided decided = sessions.decide(memory, gatekeeper, record.key(), record.value(),
-                    Instant.ofEpochMilli(record.timestamp()), EventSources.of(context));
+            GatekeeperSessions.Decided decided = sessions.decide(memory, gatekeeper, catalog, record.key(),
+                    record.value(), Instant.ofEpochMilli(record.timestamp()),
+                    Instant.ofEpochMilli(context.currentSystemTimeMs()), EventSources.of(context));
             decided.denied().ifPresent(call -> drift.recordDenial(call.getSkill(), call.getTool()));
             decided.records().forEach(out -> context.forward(record.withKey(out.key()).withValue(out.value())));
             // A decision only ever updates a session (forgetting is session.control's), so never a null here.
             memory.drainChanges((session, state) -> context.forward(record.withKey(session).withValue(state)));
         }
     }
+
+    private static Gatekeeper gatekeeper(ProcessorContext<?, ?> context, GatekeeperSettings settings) {
+        return new Gatekeeper(new SkillRegistryStore(context.getStateStore(GatekeeperTopology.SKILLS_STORE)),
+                settings.rootCaller());
+    }
+
+    /**
+     * council.decisions, keyed by council: passes on, keyed by their session, the decisions on the gatekeeper's own
+     * proposals that the app's key signed; skips the council's other decisions (the roles' own proposals), and
+     * refuses (dead-letters) a decision on a gatekeeper proposal that is unsigned, forged or names no session.
+     */
+    static final class BySession implements Processor<String, CouncilDecision, String, CouncilDecision> {
+        private final PublicKey appKey;
+        private ProcessorContext<String, CouncilDecision> context;
+
+        BySession(PublicKey appKey) {
+            this.appKey = appKey;
+        }
+
+        @Override
+        public void init(ProcessorContext<String, CouncilDecision> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(Record<String, CouncilDecision> record) {
+            CouncilDecision decision = record.value();
+            if (decision == null) {
+                throw new InvalidRecordException("council decision is null (tombstones are not decisions)");
+            }
+            if (!CouncilSettings.GATEKEEPER_SENDER.equals(decision.getProposer())) {
+                return; // a role's own proposal: nothing of the gatekeeper's waits for it
+            }
+            CouncilSignatures.problem(decision, appKey).ifPresent(problem -> {
+                throw new InvalidRecordException("decision on proposal " + decision.getProposalId() + " refused: "
+                        + problem);
+            });
+            if (decision.getSessionId() == null || decision.getSessionId().isBlank()) {
+                throw new InvalidRecordException("decision on the gatekeeper's proposal " + decision.getProposalId()
+                        + " names no session");
+            }
+            context.forward(record.withKey(decision.getSessionId()));
+        }
+    }
+
+    /**
+     * The council's decisions, by session: each decides the call waiting for it. Every few seconds of wall clock, a
+     * call that has waited past the approval timeout is denied (its council never decided).
+     */
+    static final class Settle implements Processor<String, CouncilDecision, String, SpecificRecord> {
+        private final GatekeeperSessions sessions;
+        private final GatekeeperSettings settings;
+        private ProcessorContext<String, SpecificRecord> context;
+        private SessionsStore memory;
+        private Gatekeeper gatekeeper;
+
+        Settle(GatekeeperSessions sessions, GatekeeperSettings settings) {
+            this.sessions = sessions;
+            this.settings = settings;
+        }
+
+        @Override
+        public void init(ProcessorContext<String, SpecificRecord> context) {
+            this.context = context;
+            memory = new SessionsStore(context);
+            gatekeeper = gatekeeper(context, settings);
+            context.schedule(EXPIRY_CHECK, PunctuationType.WALL_CLOCK_TIME, this::expire);
+        }
+
+        @Override
+        public void process(Record<String, CouncilDecision> record) {
+            forward(sessions.settle(memory, gatekeeper, record.key(), record.value(), EventSources.of(context)),
+                    record.timestamp());
+        }
+
+        private void expire(long wallClock) {
+            for (PendingApproval pending : memory.allPending()) {
+                sessions.expire(memory, gatekeeper, pending, Instant.ofEpochMilli(wallClock))
+                        .ifPresent(decided -> forward(decided, wallClock));
+            }
+        }
+
+        private void forward(GatekeeperSessions.Decided decided, long timestamp) {
+            decided.records().forEach(out -> context.forward(new Record<>(out.key(), out.value(), timestamp)));
+            memory.drainChanges((session, state) -> context.forward(new Record<>(session, state, timestamp)));
+        }
+    }
+
+    /** How often the wall clock is checked for calls that waited too long for their council. */
+    static final java.time.Duration EXPIRY_CHECK = java.time.Duration.ofSeconds(5);
 
     static final class WarnOnOverload implements Processor<String, ToolResult, String, SpecificRecord> {
         private final GatekeeperSessions sessions;

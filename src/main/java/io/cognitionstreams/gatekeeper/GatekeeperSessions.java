@@ -18,7 +18,14 @@ import io.cognitionstreams.events.PipelineEvents;
 import io.cognitionstreams.redaction.Redaction;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.routing.OutputRouter;
+import io.cognitionstreams.council.CouncilIds;
+import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilOutcome;
 import io.cognitionstreams.schema.GatekeeperDenial;
+import io.cognitionstreams.schema.PendingApproval;
+import io.cognitionstreams.signing.Ed25519;
+import io.cognitionstreams.skills.SkillDefinition;
 import io.cognitionstreams.schema.GatekeeperSession;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.PipelineEvent;
@@ -49,6 +56,10 @@ public final class GatekeeperSessions {
     public static final String DRIFT = "DRIFT";
     public static final String PRIVILEGED_CALL = "PRIVILEGED_CALL";
     public static final String COGNITIVE_OVERLOAD = "COGNITIVE_OVERLOAD";
+    /** A call waits for its council: the proposal is out. */
+    public static final String APPROVAL_REQUESTED = "APPROVAL_REQUESTED";
+    /** Where the events of calls the gatekeeper denies on its own clock (no decision in time) say they come from. */
+    static final String PENDING_APPROVALS = "pending-approvals";
     /** Bigger arguments are refused: a decision carries the call and the skill's protocol in one record. */
     public static final int MAX_ARGUMENT_BYTES = 256 * 1024;
     /** Denials kept per session for `cognition gatekeeper`; older ones only count. */
@@ -72,6 +83,12 @@ public final class GatekeeperSessions {
         Optional<ToolResult> result(String session, String callId);
 
         void result(ToolResult result);
+
+        /** The call of {@code session} waiting for the council on {@code proposalId}, if one is. */
+        Optional<PendingApproval> pending(String session, String proposalId);
+
+        /** Remembers a call waiting for the council; null forgets it (decided). */
+        void pending(String session, String proposalId, PendingApproval approval);
     }
 
     /**
@@ -89,6 +106,7 @@ public final class GatekeeperSessions {
     private final CognitiveLoad load;
     private final Redactor redactor;
     private final DecisionSignatures.Signer signer;
+    private final ApprovalRule approvals;
 
     /**
      * @param redactor scrubs the command text of approved shell calls before channel.shell, which people and logs
@@ -100,11 +118,18 @@ public final class GatekeeperSessions {
         this.load = settings.load();
         this.redactor = redactor;
         this.signer = signer;
+        this.approvals = settings.approvalRule();
     }
 
-    /** Decides, with {@code gatekeeper}, a call read under {@code key} at {@code now} from {@code source}. */
-    public Decided decide(Memory memory, Gatekeeper gatekeeper, String key, ToolCall raw, Instant now,
-                          PipelineEvents.Source source) {
+    /**
+     * Decides, with {@code gatekeeper}, a call read under {@code key} at {@code now} from {@code source}. A call the
+     * {@link ApprovalRule} says needs approval is not decided yet: it gets a PENDING decision, and a proposal for its
+     * council stamped {@code wallClock}; {@link #settle} decides it when the council has.
+     *
+     * @param catalog what the executors say of each tool (cognition.tools)
+     */
+    public Decided decide(Memory memory, Gatekeeper gatekeeper, ApprovalRule.Catalog catalog, String key,
+                          ToolCall raw, Instant now, Instant wallClock, PipelineEvents.Source source) {
         if (raw == null) {
             throw new InvalidRecordException("tool call is null (tombstones are not calls)");
         }
@@ -126,10 +151,147 @@ public final class GatekeeperSessions {
         }
         Decision decision = gatekeeper.decide(new Gatekeeper.Call(call.getSessionId(), call.getCaller(),
                 call.getSkill(), call.getTool()));
+        if (decision.approved() && call.getTimeTravel() == TimeTravel.REPLAY) {
+            // A replay is answered as its original was: a call the council denied is denied again, with its reason.
+            decision = councilDenialOf(memory, gatekeeper, call).orElse(decision);
+        }
+        // A replayed or (by default) forked turn never runs a tool: not here, where people read commands to run
+        // them, and not in an executor, which skips signed approvals of such turns (docs/timetravel.md). Nor does it
+        // ask the council: only a live call, or one of a fork started with --execute-tools, is put to it.
+        boolean executes = call.getTimeTravel() == null || call.getTimeTravel() == TimeTravel.FORK_EXECUTE;
+        if (decision.approved() && executes && session != null) {
+            Optional<ApprovalRule.Need> need = approvals.need(call.getTool(),
+                    decision.privileged() ? Optional.empty() : gatekeeper.skill(call.getSkill()), catalog);
+            if (need.isPresent()) {
+                return propose(memory, key, session, call, decision, need.get(), now, wallClock, source);
+            }
+        }
+        return written(memory, key, session, call, decision, null, now, source);
+    }
+
+    /**
+     * Turns the council's decision on a waiting call into the call's decision: an approval signed with the
+     * council's decision inside it, or a denial with the council's reason, re-anchored like every other.
+     *
+     * @param key the session the decision was re-keyed to (council.decisions is keyed by council)
+     * @throws InvalidRecordException when no call of the session waits for that proposal, or the decision is of
+     *                                another council or of another content than the proposal sent
+     */
+    public Decided settle(Memory memory, Gatekeeper gatekeeper, String key, CouncilDecision decision,
+                          PipelineEvents.Source source) {
+        String session = decision.getSessionId();
+        requireKeyedBySession(key, session, Topics.COUNCIL_DECISIONS);
+        PendingApproval pending = memory.pending(session, decision.getProposalId()).orElseThrow(() ->
+                new InvalidRecordException("council " + decision.getCouncilId() + " decided proposal "
+                        + decision.getProposalId() + " (" + decision.getOutcome() + "), but no call of session "
+                        + session + " waits for it: it was decided already, or never proposed by this gatekeeper"));
+        CouncilMessage proposal = pending.getProposal();
+        if (!proposal.getCouncilId().equals(decision.getCouncilId())) {
+            throw new InvalidRecordException("proposal " + decision.getProposalId() + " was put to council "
+                    + proposal.getCouncilId() + ", not " + decision.getCouncilId());
+        }
+        String digest = Ed25519.sha256Hex(proposal.getContent());
+        if (!digest.equals(decision.getProposalDigest())) {
+            throw new InvalidRecordException("the decision on proposal " + decision.getProposalId() + " is of "
+                    + "content with digest " + decision.getProposalDigest() + ", not of the proposal sent (" + digest
+                    + "): the call is not decided by it");
+        }
+        memory.pending(session, decision.getProposalId(), null);
+        ToolDecision waiting = pending.getDecision();
+        ToolCall call = waiting.getCall();
+        String tally = decision.getYes() + " yes, " + decision.getNo() + " no, " + decision.getAbstain()
+                + " abstain" + (decision.getVoters().isEmpty() ? "" : " (" + String.join(", ",
+                decision.getVoters()) + ")");
+        Decision verdict = decision.getOutcome() == CouncilOutcome.APPROVED
+                ? new Decision(Decision.Kind.APPROVED, "approved by council " + decision.getCouncilId() + " ("
+                        + tally + "): " + decision.getReason(), null, null, waiting.getRetrySafe())
+                : councilDenial(gatekeeper, call, "denied: council " + decision.getCouncilId() + " "
+                        + decision.getOutcome() + " proposal " + decision.getProposalId() + " (" + tally + "): "
+                        + decision.getReason() + ". The call did not run");
+        return written(memory, key, session, call, verdict, decision, Instant.ofEpochMilli(Math.max(
+                decision.getTimestamp().toEpochMilli(), waiting.getTimestamp().toEpochMilli())), source);
+    }
+
+    /**
+     * Denies a call that has waited longer than the approval timeout by {@code now}: its council never decided (it
+     * refused the proposal, or is not running). Empty when it has not waited that long yet.
+     */
+    public Optional<Decided> expire(Memory memory, Gatekeeper gatekeeper, PendingApproval pending, Instant now) {
+        CouncilMessage proposal = pending.getProposal();
+        if (!now.isAfter(proposal.getTimestamp().plus(settings.approvalTimeout()))) {
+            return Optional.empty();
+        }
+        ToolCall call = pending.getDecision().getCall();
+        String session = call.getSessionId();
+        memory.pending(session, proposal.getMsgId(), null);
+        Decision verdict = councilDenial(gatekeeper, call, "denied: council " + proposal.getCouncilId()
+                + " did not decide proposal " + proposal.getMsgId() + " within " + settings.approvalTimeout()
+                + " (it may have refused the proposal: see cognition.dlq; or it is not running). The call did not run");
+        // No input record leads to it: its events are named after the proposal that timed out.
+        PipelineEvents.Source source = new PipelineEvents.Source(PENDING_APPROVALS + "/" + proposal.getMsgId(), 0,
+                proposal.getTimestamp().toEpochMilli());
+        return Optional.of(written(memory, session, session, call, verdict, null, now, source));
+    }
+
+    private Decision councilDenial(Gatekeeper gatekeeper, ToolCall call, String reason) {
+        Optional<String> protocol = gatekeeper.skill(call.getSkill()).map(SkillDefinition::protocol);
+        return Decision.deny(Decision.Kind.COUNCIL, protocol.isPresent() ? reason + ". Re-read the protocol of "
+                + "skill \"" + call.getSkill() + "\" below and continue within it." : reason + ".",
+                protocol.orElse(null));
+    }
+
+    /** The original's council denial, when a replayed call's original was denied by its council. */
+    private Optional<Decision> councilDenialOf(Memory memory, Gatekeeper gatekeeper, ToolCall call) {
+        return Optional.ofNullable(call.getParentId())
+                .flatMap(original -> memory.result(call.getSessionId(), original))
+                .filter(result -> result.getStatus() == ToolStatus.DENIED && result.getError() != null)
+                .map(result -> Decision.deny(Decision.Kind.COUNCIL, result.getError(),
+                        gatekeeper.skill(call.getSkill()).map(SkillDefinition::protocol).orElse(null)));
+    }
+
+    /** A PENDING decision for the call, and its proposal for the session's council. */
+    private Decided propose(Memory memory, String key, String session, ToolCall call, Decision decision,
+                            ApprovalRule.Need need, Instant now, Instant wallClock, PipelineEvents.Source source) {
+        CouncilIds.problem(CouncilIds.orDefault(call.getCouncilId())).ifPresent(problem -> {
+            throw new InvalidRecordException("the call needs its council's approval, but " + problem);
+        });
+        if (ToolNames.split(call.getTool()).map(SHELL_TOOL::equals).orElse(false)) {
+            shellCommand(call); // a shell call that could never run is refused now, not after the council's vote
+        }
+        String council = CouncilIds.orDefault(call.getCouncilId());
+        CouncilMessage proposal = Proposals.proposal(call, council, need, redactor, wallClock);
+        String proposalId = proposal.getMsgId();
+        if (memory.pending(session, proposalId).isPresent()) {
+            throw new InvalidRecordException("call " + call.getCallId() + " of session " + session + " already waits "
+                    + "for council " + council + " (proposal " + proposalId + "): a call id is decided once");
+        }
+        ToolDecision pending = ToolDecision.newBuilder()
+                .setCall(call)
+                .setVerdict(Verdict.PENDING)
+                .setReason("waiting for council " + council + " (proposal " + proposalId + "): " + need.reason())
+                .setRetrySafe(decision.retrySafe())
+                .setProposalId(proposalId)
+                .setTimestamp(now)
+                .build();
+        memory.pending(session, proposalId, new PendingApproval(pending, proposal));
+        Map<String, String> attributes = callAttributes(call);
+        attributes.put("council", council);
+        attributes.put("proposal", proposalId);
+        attributes.put("risk", need.risk().name());
+        return new Decided(List.of(new Keyed(key, pending), new Keyed(council, proposal),
+                new Keyed(session, PipelineEvents.event(source.eventId(APPROVAL_REQUESTED), APPROVAL_REQUESTED,
+                        Severity.INFO, PipelineEvents.Turn.of(call), pending.getReason(), attributes, now))),
+                Optional.empty());
+    }
+
+    /**
+     * The records of a decided call: its decision (an approval signed, with the council's decision inside when one
+     * decided it), an approved shell call's block, a denial's result and DRIFT event, and the session's state.
+     */
+    private Decided written(Memory memory, String key, String session, ToolCall call, Decision decision,
+                            CouncilDecision council, Instant now, PipelineEvents.Source source) {
         // Built before the state changes: a call that cannot run is dead-lettered with nothing half-done.
         boolean shellCall = ToolNames.split(call.getTool()).map(SHELL_TOOL::equals).orElse(false);
-        // A replayed or (by default) forked turn never runs a tool: not here, where people read commands to run
-        // them, and not in an executor, which skips signed approvals of such turns (docs/timetravel.md).
         boolean executes = call.getTimeTravel() == null || call.getTimeTravel() == TimeTravel.FORK_EXECUTE;
         RoutedBlock shell = decision.approved() && shellCall && executes
                 ? shellBlock(call, redactor.redact(shellCommand(call))) : null;
@@ -143,6 +305,8 @@ public final class GatekeeperSessions {
                 .setRequiredPermission(decision.requiredPermission())
                 .setProtocol(decision.protocol())
                 .setRetrySafe(decision.retrySafe())
+                .setProposalId(council == null ? null : council.getProposalId())
+                .setCouncilDecision(council)
                 .setTimestamp(now)
                 .build();
         records.add(new Keyed(key, decision.approved() ? signer.sign(verdict) : verdict));
@@ -152,7 +316,11 @@ public final class GatekeeperSessions {
         String events = session != null ? session : COMPONENT;
         if (!decision.approved() && session != null) {
             // Every call of a turn gets one result, so the session knows when all of them are in.
-            records.add(new Keyed(key, denial(call, decision, now)));
+            ToolResult denied = denial(call, decision, now);
+            if (decision.kind() == Decision.Kind.COUNCIL) {
+                memory.result(denied); // what a replay of the session answers this call with
+            }
+            records.add(new Keyed(key, denied));
         }
         if (decision.approved() && !executes && session != null) {
             records.add(new Keyed(key, notExecuted(memory, call, now)));

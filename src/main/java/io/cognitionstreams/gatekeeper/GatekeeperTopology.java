@@ -5,9 +5,15 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.state.Stores;
 
+import io.cognitionstreams.governance.ToolDescriptors;
 import io.cognitionstreams.redaction.LastCheck;
+import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.PendingApproval;
+import io.cognitionstreams.topology.CouncilSeal;
+import io.cognitionstreams.topology.GlobalMirror;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.GatekeeperSession;
 import io.cognitionstreams.schema.ToolResult;
@@ -44,15 +50,29 @@ public final class GatekeeperTopology {
      * deleted by time too; named apart from the key-value store it replaces, whose changelog it could not restore.
      */
     public static final String RESULTS_STORE = "recorded-tool-results";
+    /** Calls waiting for their council, by session and proposal id ({@code PendingApproval}). */
+    public static final String PENDING_STORE = "pending-approvals";
+    /** What the executors say of each tool (cognition.tools): whether a call of it needs approval. */
+    public static final String TOOLS_STORE = "tools";
+    /** council.decisions re-keyed by session, so a decision reaches the task that holds its waiting call. */
+    public static final String DECISIONS_BY_SESSION = "council-decisions-by-session";
 
     private GatekeeperTopology() {
     }
 
-    /** @param redactor scrubs the command text of approved shell calls before channel.shell, which people read */
+    /**
+     * @param redactor scrubs the command text of approved shell calls before channel.shell, which people read
+     * @param signer   signs approvals; its public key is the one the council's decisions must be signed with
+     * @param seal     what the proposals go through before council.messages (signed when the council requires it)
+     */
     public static void build(StreamsBuilder builder, Topics topics, GatekeeperSettings settings, Redactor redactor,
-                             DecisionSignatures.Signer signer) {
+                             DecisionSignatures.Signer signer, CouncilSeal seal) {
         GatekeeperSessions sessions = new GatekeeperSessions(settings, redactor, signer);
         SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
+        GlobalMirror.add(builder, topics.tools, TOOLS_STORE, ToolDescriptors::refuse);
+        // Changelogged: a call waiting for its council survives restarts and rebalances, and is decided once.
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PENDING_STORE),
+                Serdes.String(), topics.serde(PendingApproval.class)));
         // Changelogged, so a restart or a rebalance restores every session's active skills; cached, so a busy
         // session writes its changelog once per commit rather than once per call.
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACTIVE_SKILLS_STORE),
@@ -69,21 +89,34 @@ public final class GatekeeperTopology {
         KStream<String, SpecificRecord> decided = builder
                 .stream(topics.toolCalls.name(), topics.toolCalls.consumed())
                 .process(() -> new GatekeeperProcessors.Decide(sessions, settings), Named.as("decide"), ACTIVE_SKILLS_STORE,
-                        RESULTS_STORE);
+                        RESULTS_STORE, PENDING_STORE);
         KStream<String, SpecificRecord> results = builder
                 .stream(topics.toolOutcomes.name(), topics.toolOutcomes.consumed())
                 .process(() -> new GatekeeperProcessors.WarnOnOverload(sessions), Named.as("warn-on-overload"),
-                        ACTIVE_SKILLS_STORE, RESULTS_STORE);
+                        ACTIVE_SKILLS_STORE, RESULTS_STORE, PENDING_STORE);
+        // council.decisions is keyed by council; the call a decision settles lives with its session. The one
+        // repartition of the gatekeeper: it has as many partitions as council.decisions, which the app creates with
+        // as many as tool.calls (every topic gets --partitions), so a session's decision reaches its calls' task.
+        KStream<String, SpecificRecord> settled = builder
+                .stream(topics.councilDecisions.name(), topics.councilDecisions.consumed())
+                .process(() -> new GatekeeperProcessors.BySession(signer.publicKey()), Named.as("by-session"))
+                .repartition(Repartitioned.<String, CouncilDecision>as(DECISIONS_BY_SESSION)
+                        .withKeySerde(Serdes.String()).withValueSerde(topics.councilDecisions.valueSerde()))
+                .process(() -> new GatekeeperProcessors.Settle(sessions, settings), Named.as("settle"),
+                        ACTIVE_SKILLS_STORE, RESULTS_STORE, PENDING_STORE);
         // Not through the split below: forgetting a session publishes a tombstone, which no type branch takes.
         builder.stream(topics.sessionControl.name(), topics.sessionControl.consumed())
                 .process(() -> new GatekeeperProcessors.ControlSession(sessions), Named.as("control-session"),
-                        ACTIVE_SKILLS_STORE, RESULTS_STORE)
+                        ACTIVE_SKILLS_STORE, RESULTS_STORE, PENDING_STORE)
                 .to(topics.gatekeeperSessions.name(), topics.gatekeeperSessions.produced()
                         .withName("control-to-" + Topics.GATEKEEPER_SESSIONS));
 
-        Outputs.of(decided.merge(results, Named.as("gatekeeper-output")), "out")
+        Outputs.of(decided.merge(results, Named.as("gatekeeper-output")).merge(settled,
+                        Named.as("gatekeeper-settled")), "out")
                 .checkingChannelsWith(new LastCheck(redactor))
+                .sealingCouncilMessagesWith(seal)
                 .to(topics.toolDecisions)
+                .to(topics.councilMessages)
                 .to(topics.channel(Channel.SHELL))
                 .to(topics.toolResults)
                 .to(topics.events)

@@ -15,6 +15,7 @@ import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 
 import io.cognitionstreams.schema.GatekeeperSession;
+import io.cognitionstreams.schema.PendingApproval;
 import io.cognitionstreams.schema.ToolResult;
 
 /**
@@ -25,6 +26,7 @@ final class SessionsStore implements GatekeeperSessions.Memory {
 
     private final KeyValueStore<String, GatekeeperSession> sessions;
     private final WindowStore<String, ToolResult> results;
+    private final KeyValueStore<String, PendingApproval> pending;
     private final ProcessorContext<?, ?> context;
     /** Sessions changed by the record in hand: their new state, or null for one forgotten. */
     private final Map<String, GatekeeperSession> changed = new LinkedHashMap<>();
@@ -33,6 +35,30 @@ final class SessionsStore implements GatekeeperSessions.Memory {
         this.context = context;
         this.sessions = context.getStateStore(GatekeeperTopology.ACTIVE_SKILLS_STORE);
         this.results = context.getStateStore(GatekeeperTopology.RESULTS_STORE);
+        this.pending = context.getStateStore(GatekeeperTopology.PENDING_STORE);
+    }
+
+    @Override
+    public Optional<PendingApproval> pending(String session, String proposalId) {
+        return Optional.ofNullable(pending.get(resultKey(session, proposalId)));
+    }
+
+    @Override
+    public void pending(String session, String proposalId, PendingApproval approval) {
+        if (approval == null) {
+            pending.delete(resultKey(session, proposalId));
+        } else {
+            pending.put(resultKey(session, proposalId), approval);
+        }
+    }
+
+    /** Every call of this task waiting for its council, for the approval timeout. */
+    List<PendingApproval> allPending() {
+        List<PendingApproval> all = new ArrayList<>();
+        try (KeyValueIterator<String, PendingApproval> entries = pending.all()) {
+            entries.forEachRemaining(entry -> all.add(entry.value));
+        }
+        return all;
     }
 
     @Override

@@ -21,7 +21,7 @@ import io.cognitionstreams.skills.SkillDefinition;
 final class SkillRegistryStore implements SkillRegistry {
 
     private record Compiled(List<String> permissions, PermissionSet set, List<String> retrySafe,
-                            PermissionSet retrySafeSet) {
+                            PermissionSet retrySafeSet, List<String> approval, PermissionSet approvalSet) {
     }
 
     private final ReadOnlyKeyValueStore<String, io.cognitionstreams.schema.Skill> store;
@@ -40,13 +40,16 @@ final class SkillRegistryStore implements SkillRegistry {
         }
         Compiled permissions = compiled.get(name);
         if (permissions == null || !permissions.permissions().equals(stored.getPermissions())
-                || !permissions.retrySafe().equals(stored.getRetrySafe())) {
+                || !permissions.retrySafe().equals(stored.getRetrySafe())
+                || !permissions.approval().equals(stored.getApproval())) {
             permissions = new Compiled(List.copyOf(stored.getPermissions()),
                     PermissionSet.compile(stored.getPermissions()), List.copyOf(stored.getRetrySafe()),
-                    PermissionSet.compile(stored.getRetrySafe()));
+                    PermissionSet.compile(stored.getRetrySafe()), List.copyOf(stored.getApproval()),
+                    PermissionSet.compile(stored.getApproval()));
             compiled.put(name, permissions);
         }
         return Optional.of(new SkillDefinition(stored.getName(), stored.getVersion(), stored.getDescription(),
-                permissions.set(), stored.getRequiredRefs(), stored.getProtocol(), permissions.retrySafeSet()));
+                permissions.set(), stored.getRequiredRefs(), stored.getProtocol(), permissions.retrySafeSet(),
+                permissions.approvalSet()));
     }
 }

@@ -40,15 +40,18 @@ public final class ModelWorker implements Runnable, AutoCloseable, ParallelLoop.
     private final ModelClient model;
     private final String groupId;
     private final ParallelLoop loop;
+    private final AnswerStreams streams;
 
     /**
      * @param clientConfig   bootstrap servers and any security settings, shared by consumer and producer
      * @param instanceId     this process's name across restarts ({@link ParallelLoop})
      * @param concurrency    model calls in flight at once, one session each
      * @param sessionTimeout how long a worker that dies for good keeps its partitions
+     * @param streams        how calls are made: {@link StreamedAnswers} previews each answer as it is written
      */
     public ModelWorker(Map<String, Object> clientConfig, String groupId, String instanceId, Topics topics,
-                       ModelClient model, int concurrency, Duration sessionTimeout) {
+                       ModelClient model, int concurrency, Duration sessionTimeout, AnswerStreams streams) {
+        this.streams = streams;
         this.topics = topics;
         this.model = model;
         this.groupId = groupId;
@@ -76,7 +79,7 @@ public final class ModelWorker implements Runnable, AutoCloseable, ParallelLoop.
             return ParallelLoop.Work.done(List.of(WorkerLetters.deadLetter(topics, record, ErrorKind.DESERIALIZATION,
                     e, COMPONENT, groupId)));
         }
-        CompletableFuture<ModelClient.Completion> call = model.call(ModelTurn.call(packet, null));
+        CompletableFuture<ModelClient.Completion> call = streams.call(model, ModelTurn.call(packet, null), packet);
         // The hop is not the thread's current span, so the answer may end it on whichever thread completes the call.
         CompletableFuture<List<ProducerRecord<byte[], byte[]>>> outputs = call.handle((completion, failure) -> {
             try (hop) {

@@ -31,7 +31,11 @@ public interface ModelClient {
 
     /** Waits for {@link #call}. */
     default Completion complete(ModelCall call) throws ModelException {
-        CompletableFuture<Completion> answer = call(call);
+        return await(call(call));
+    }
+
+    /** Waits for a call's answer; cancels the call when the wait is interrupted. */
+    static Completion await(CompletableFuture<Completion> answer) throws ModelException {
         try {
             return answer.get();
         } catch (InterruptedException e) {

@@ -80,10 +80,43 @@ final class SecretScanner {
     /**
      * {@code -----BEGIN <label>-----} to the matching {@code -----END <label>-----}, for labels holding
      * "PRIVATE KEY". Without an END line the block runs over the key-like lines that follow: a truncated key is
-     * still a secret. The END lines are indexed in one pass first, so each BEGIN line finds its own without
-     * searching the rest of the text again.
+     * still a secret.
      */
     private static void privateKeys(String s, List<Hit> out) {
+        privateKeyBlocks(s, (begin, bodyStart, endLine, label) -> {
+            int blockEnd = endLine >= 0 ? endLine + PEM_END.length() + label.length() + PEM_DASHES.length()
+                    : pemBodyEnd(s, bodyStart);
+            out.add(Hit.of(begin, blockEnd, PiiType.PRIVATE_KEY));
+            return blockEnd;
+        });
+    }
+
+    /**
+     * Where the first private-key block starts that has no END line, or -1: whatever text is added after it may
+     * still become part of it, since a BEGIN line takes the next END line of its label, however far on.
+     */
+    static int openPrivateKey(String s) {
+        int[] open = {-1};
+        privateKeyBlocks(s, (begin, bodyStart, endLine, label) -> {
+            if (endLine < 0) {
+                open[0] = begin;
+                return -1;
+            }
+            return endLine + PEM_END.length();
+        });
+        return open[0];
+    }
+
+    /** One private-key block: returns where to look for the next BEGIN line, or -1 to stop. */
+    private interface PemBlock {
+        int visit(int begin, int bodyStart, int endLine, String label);
+    }
+
+    /**
+     * Each private-key BEGIN line in turn, with the END line of its label it takes (-1 when there is none). The END
+     * lines are indexed in one pass first, so each BEGIN line finds its own without searching the rest again.
+     */
+    private static void privateKeyBlocks(String s, PemBlock block) {
         int begin = s.indexOf(PEM_BEGIN);
         if (begin < 0) {
             return;
@@ -97,11 +130,8 @@ final class SecretScanner {
                 continue;
             }
             int bodyStart = labelStart + label.length() + PEM_DASHES.length();
-            int end = nextEndLine(endLines.get(label), bodyStart);
-            int blockEnd = end >= 0 ? end + PEM_END.length() + label.length() + PEM_DASHES.length()
-                    : pemBodyEnd(s, bodyStart);
-            out.add(Hit.of(begin, blockEnd, PiiType.PRIVATE_KEY));
-            begin = s.indexOf(PEM_BEGIN, blockEnd);
+            int next = block.visit(begin, bodyStart, nextEndLine(endLines.get(label), bodyStart), label);
+            begin = next < 0 ? -1 : s.indexOf(PEM_BEGIN, next);
         }
     }
 

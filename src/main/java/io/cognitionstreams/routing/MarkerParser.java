@@ -1,7 +1,6 @@
 package io.cognitionstreams.routing;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 import io.cognitionstreams.schema.Marker;
@@ -21,12 +20,10 @@ import io.cognitionstreams.schema.Marker;
  *   <li>A block with no text is dropped, except INTERRUPT: an empty interrupt still stops the stream. Empty
  *       interrupts in a row are one: repeating the word adds nothing, and must not multiply what is routed.</li>
  * </ul>
- * Linear in the output's length; no regular expressions, so hostile input cannot make it backtrack.
+ * Linear in the output's length; no regular expressions, so hostile input cannot make it backtrack. The rules are
+ * applied by {@link MarkerStream}, which the model worker also runs over an answer as it streams.
  */
 public final class MarkerParser {
-
-    private static final Marker[] MARKERS = {
-            Marker.PLAN, Marker.EXECUTE, Marker.RESPONSE, Marker.THOUGHT_SEED, Marker.INTERRUPT, Marker.VERIFY};
 
     private MarkerParser() {
     }
@@ -36,88 +33,50 @@ public final class MarkerParser {
     }
 
     public static List<Block> parse(String output) {
-        String text = output.replace("\r\n", "\n").replace('\r', '\n');
-        List<Positioned> blocks = new ArrayList<>();
-        Marker current = null;
-        int currentStart = 0;
-        StringBuilder body = new StringBuilder();
-        String fence = null;
-        boolean sawMarker = false;
-        int lineNo = 0;
-        int start = 0;
-        while (start <= text.length()) {
-            int end = text.indexOf('\n', start);
-            if (end < 0) {
-                end = text.length();
+        List<Marker> markers = new ArrayList<>();
+        List<Boolean> nested = new ArrayList<>();
+        List<StringBuilder> texts = new ArrayList<>();
+        MarkerStream stream = new MarkerStream(new MarkerStream.Listener() {
+            @Override
+            public void open(int index, Marker marker, boolean inside) {
+                markers.add(marker);
+                nested.add(inside);
+                texts.add(new StringBuilder());
             }
-            String line = text.substring(start, end);
-            start = end + 1;
-            lineNo++;
-            if (fence != null) {
-                if (line.startsWith(fence)) {
-                    fence = null;
-                }
-                body.append(line).append('\n');
-                continue;
+
+            @Override
+            public void text(int index, CharSequence text) {
+                texts.get(index).append(text);
             }
-            if (line.startsWith("```") || line.startsWith("~~~")) {
-                fence = line.substring(0, 3);
-                body.append(line).append('\n');
-                continue;
+
+            @Override
+            public void close(int index, Marker marker) {
+                markers.set(index, marker);
             }
-            Marker marker = markerOf(line);
-            if (marker == null) {
-                body.append(line).append('\n');
-                continue;
-            }
-            String rest = line.substring(marker.name().length() + 1);
-            if (marker == Marker.THOUGHT_SEED && current != null) {
-                blocks.add(new Positioned(lineNo, new Block(Marker.THOUGHT_SEED, rest.strip(), true)));
-                continue;
-            }
-            Marker closing = current != null ? current : Marker.PREAMBLE;
-            blocks.add(new Positioned(currentStart, new Block(closing, body.toString().strip(), false)));
-            sawMarker = true;
-            current = marker;
-            currentStart = lineNo;
-            body.setLength(0);
-            body.append(rest).append('\n');
-        }
-        Marker last = current != null ? current : (sawMarker ? Marker.PREAMBLE : Marker.UNMARKED);
-        blocks.add(new Positioned(currentStart, new Block(last, body.toString().strip(), false)));
-        blocks.sort(Comparator.comparingInt(Positioned::line));
-        List<Block> result = new ArrayList<>(blocks.size());
-        for (Positioned positioned : blocks) {
-            Block block = positioned.block();
-            if (!block.text().isEmpty() || block.marker() == Marker.INTERRUPT && !isEmptyInterrupt(result)) {
+        });
+        stream.feed(output);
+        stream.finish();
+        List<Block> result = new ArrayList<>(markers.size());
+        boolean afterEmptyInterrupt = false;
+        for (int i = 0; i < markers.size(); i++) {
+            Block block = new Block(markers.get(i), texts.get(i).toString().strip(), nested.get(i));
+            if (kept(block.marker(), block.text().isEmpty(), afterEmptyInterrupt)) {
                 result.add(block);
+                afterEmptyInterrupt = isEmptyInterrupt(block.marker(), block.text().isEmpty());
             }
         }
         return result;
     }
 
-    /** Whether the last block kept so far is an empty INTERRUPT. */
-    private static boolean isEmptyInterrupt(List<Block> kept) {
-        if (kept.isEmpty()) {
-            return false;
-        }
-        Block last = kept.get(kept.size() - 1);
-        return last.marker() == Marker.INTERRUPT && last.text().isEmpty();
+    /**
+     * Whether a block is kept, given whether the block kept last was an empty INTERRUPT: one with text always, an
+     * empty one only when it is an INTERRUPT that does not repeat an empty one.
+     */
+    static boolean kept(Marker marker, boolean empty, boolean afterEmptyInterrupt) {
+        return !empty || marker == Marker.INTERRUPT && !afterEmptyInterrupt;
     }
 
-    private static Marker markerOf(String line) {
-        if (line.isEmpty() || line.charAt(0) < 'E' || line.charAt(0) > 'V') {
-            return null;
-        }
-        for (Marker marker : MARKERS) {
-            String name = marker.name();
-            if (line.length() > name.length() && line.startsWith(name) && line.charAt(name.length()) == ':') {
-                return marker;
-            }
-        }
-        return null;
-    }
-
-    private record Positioned(int line, Block block) {
+    static boolean isEmptyInterrupt(Marker marker, boolean empty) {
+        return marker == Marker.INTERRUPT && empty;
     }
 }

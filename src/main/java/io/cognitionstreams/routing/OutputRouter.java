@@ -51,7 +51,7 @@ public final class OutputRouter {
     public static final String NO_SKILL_CALLER = "agent";
 
     /** Besides its blocks, an output may lead to a redaction event and an escalation. */
-    private static final int RECORDS_BESIDE_BLOCKS = 2;
+    static final int RECORDS_BESIDE_BLOCKS = 2;
 
     private final DestinationMatrix matrix;
     private final Redactor redactor;
@@ -70,6 +70,16 @@ public final class OutputRouter {
     /** The scrubber every block goes through; the gatekeeper uses the same one for channel.shell. */
     public Redactor redactor() {
         return redactor;
+    }
+
+    /** Which channels each kind of block goes to. */
+    public DestinationMatrix matrix() {
+        return matrix;
+    }
+
+    /** How much one output may become. */
+    public RoutingLimits limits() {
+        return limits;
     }
 
     /**
@@ -224,6 +234,7 @@ public final class OutputRouter {
                 .setTimeTravel(output.getTimeTravel())
                 .setParentId(original)
                 .setOriginSessionId(output.getOriginSessionId())
+                .setCouncilId(output.getCouncilId())
                 .setBlockCount(blockCount)
                 .setCaller(skill != null ? skill : NO_SKILL_CALLER)
                 .setSkill(skill)

@@ -108,6 +108,19 @@ public final class Ed25519 {
         }
     }
 
+    /**
+     * The SHA-256 of {@code text}'s UTF-8 bytes, in hex: what binds a council decision to the proposal the roles
+     * read, and a proposal to the exact arguments of its call.
+     */
+    public static String sha256Hex(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The public key as one line: base64 of its X.509 encoding (the PEM file's body, without its lines). */
     public static String toBase64(PublicKey key) {
         return Base64.getEncoder().encodeToString(key.getEncoded());

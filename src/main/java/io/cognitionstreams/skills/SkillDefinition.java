@@ -9,15 +9,25 @@ import java.util.Objects;
  * {@code {{ skill.name }}}-style placeholders are left for whoever renders it. {@code version} and
  * {@code description} are empty when the front matter leaves them out. {@code retrySafe} names the tools the skill
  * declares read-only or idempotent: an executor may run those again after a crash, where any other call ends in an
- * unknown outcome rather than a second run.
+ * unknown outcome rather than a second run. {@code approval} names the tools whose calls wait for the council
+ * (SKILL.md {@code approval}), on top of the operator's policy ({@code gatekeeper.ApprovalRule}).
  */
 public record SkillDefinition(String name, String version, String description, PermissionSet permissions,
-                              List<String> requiredRefs, String protocol, PermissionSet retrySafe) {
+                              List<String> requiredRefs, String protocol, PermissionSet retrySafe,
+                              PermissionSet approval) {
 
-    /** A skill that declares no tool retry-safe. */
+    private static final PermissionSet NONE = PermissionSet.compile(List.of());
+
+    /** A skill that declares no tool retry-safe and asks no approval of its own. */
     public SkillDefinition(String name, String version, String description, PermissionSet permissions,
                            List<String> requiredRefs, String protocol) {
-        this(name, version, description, permissions, requiredRefs, protocol, PermissionSet.compile(List.of()));
+        this(name, version, description, permissions, requiredRefs, protocol, NONE, NONE);
+    }
+
+    /** A skill that asks no approval of its own. */
+    public SkillDefinition(String name, String version, String description, PermissionSet permissions,
+                           List<String> requiredRefs, String protocol, PermissionSet retrySafe) {
+        this(name, version, description, permissions, requiredRefs, protocol, retrySafe, NONE);
     }
 
     public SkillDefinition {
@@ -28,5 +38,6 @@ public record SkillDefinition(String name, String version, String description, P
         requiredRefs = List.copyOf(requiredRefs);
         Objects.requireNonNull(protocol, "protocol");
         Objects.requireNonNull(retrySafe, "retrySafe");
+        Objects.requireNonNull(approval, "approval");
     }
 }

@@ -39,6 +39,8 @@ public final class SkillFiles {
                             .toList())
                     .setRetrySafe(skill.retrySafe().permissions().stream().map(Permission::canonical).sorted()
                             .toList())
+                    .setApproval(skill.approval().permissions().stream().map(Permission::canonical).sorted()
+                            .toList())
                     .setRequiredRefs(skill.requiredRefs())
                     .setProtocol(skill.protocol())
                     .setRefs(refs)

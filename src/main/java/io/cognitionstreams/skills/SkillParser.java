@@ -28,6 +28,8 @@ import org.yaml.snakeyaml.error.YAMLException;
  *   <li>{@code retry_safe} (optional list of permission patterns, as {@code permissions}): tools that are read-only
  *       or idempotent, which an executor may run again after a crash. It grants nothing: a tool listed here
  *       that {@code permissions} does not cover is still denied.</li>
+ *   <li>{@code approval} (optional list of permission patterns): tools whose calls wait for the council's approval
+ *       on top of the operator's policy. It grants nothing either, and can only add approvals.</li>
  * </ul>
  * Other keys are ignored, so SKILL.md files written for other tools still load. Duplicate keys are refused: a second
  * {@code permissions} must not quietly replace the first. The body must not be blank: a skill without a protocol
@@ -127,15 +129,17 @@ public final class SkillParser {
         String name = name(front, source);
         PermissionSet permissions;
         PermissionSet retrySafe;
+        PermissionSet approval;
         try {
             permissions = PermissionSet.compile(stringList(front, "permissions", source));
             retrySafe = PermissionSet.compile(stringList(front, "retry_safe", source));
+            approval = PermissionSet.compile(stringList(front, "approval", source));
         } catch (IllegalArgumentException e) {
             throw new SkillFormatException(source, e.getMessage(), e);
         }
         return new SkillDefinition(name, optionalString(front, "version", source),
                 optionalString(front, "description", source), permissions,
-                stringList(front, "required_refs", source), protocol, retrySafe);
+                stringList(front, "required_refs", source), protocol, retrySafe, approval);
     }
 
     private static Map<?, ?> frontMatter(String yaml, String source) {

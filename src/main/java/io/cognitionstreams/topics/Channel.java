@@ -25,6 +25,15 @@ public enum Channel {
         return this == CLI_CHAT || this == WEB_CHAT || this == DISCORD_CHAT;
     }
 
+    /**
+     * Whether an answer's RESPONSE text on this channel is also previewed as the model writes it, on
+     * {@code channel.<id>.stream}: the chats people read while they wait. The council reads whole blocks; shell and
+     * memory take no RESPONSE text.
+     */
+    public boolean streamed() {
+        return this == CLI_CHAT || this == WEB_CHAT || this == DISCORD_CHAT;
+    }
+
     /** The channel whose id this is. */
     public static Optional<Channel> ofId(String id) {
         for (Channel channel : values()) {

@@ -12,6 +12,7 @@ import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
 
+import io.cognitionstreams.schema.AnswerDelta;
 import io.cognitionstreams.schema.Checkpoint;
 import io.cognitionstreams.serde.AvroSerdes;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -31,6 +32,7 @@ import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.RoleStatus;
 import io.cognitionstreams.schema.RoutedBlock;
 import io.cognitionstreams.schema.SessionControl;
+import io.cognitionstreams.schema.SessionUsage;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolDecision;
@@ -61,6 +63,7 @@ public final class Topics {
     public static final String COGNITION_TOOLS = "cognition.tools";
     public static final String SESSION_CONTROL = "session.control";
     public static final String SESSION_IMPORTS = "session.imports";
+    public static final String SESSION_USAGE = "session.usage";
     public static final String COUNCIL_MESSAGES = "council.messages";
     public static final String COUNCIL_DECISIONS = "council.decisions";
     public static final String COUNCIL_ROLES = "council.roles";
@@ -75,11 +78,21 @@ public final class Topics {
     public static final String COGNITION_EVENTS = "cognition.events";
     public static final String COGNITION_DLQ = "cognition.dlq";
     public static final String CHANNEL_PREFIX = "channel.";
+    /** After a chat channel's topic name, the name of its stream of answers as they are written. */
+    public static final String STREAM_SUFFIX = ".stream";
 
     private static final String SESSION = "session_id";
     private static final String COUNCIL = "council_id";
     private static final Map<String, String> COMPACTED =
             Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+
+    /**
+     * Stream topics hold previews, read as they arrive or not at all: an hour covers a front end that reconnects, and
+     * segments roll every ten minutes so that what is older is deleted (the default segment of a week would keep it).
+     */
+    private static final Map<String, String> PREVIEWS = Map.of(TopicConfig.RETENTION_MS_CONFIG, "3600000",
+            TopicConfig.SEGMENT_MS_CONFIG, "600000", TopicConfig.CLEANUP_POLICY_CONFIG,
+            TopicConfig.CLEANUP_POLICY_DELETE);
 
     /** cognition.identity holds one current value, under this key. */
     public static final String IDENTITY_KEY = "identity";
@@ -125,13 +138,19 @@ public final class Topics {
         return tenant.isEmpty() || tenant.contains(".") ? Optional.empty() : Optional.of(tenant);
     }
 
-    /** The tenant whose topic this is, a requests topic or one of its per-tenant channels, if it is one. */
+    /**
+     * The tenant whose topic this is, a requests topic or one of its per-tenant channels or their streams, if it is
+     * one.
+     */
     private static Optional<String> tenantOfTopic(String topic) {
         Optional<String> requests = tenantOfRequests(topic);
         if (requests.isPresent() || !topic.startsWith(CHANNEL_PREFIX)) {
             return requests;
         }
         String rest = topic.substring(CHANNEL_PREFIX.length());
+        if (rest.endsWith(STREAM_SUFFIX)) {
+            rest = rest.substring(0, rest.length() - STREAM_SUFFIX.length());
+        }
         int dot = rest.indexOf('.');
         return dot > 0 && Channel.ofId(rest.substring(dot + 1)).filter(Channel::perTenant).isPresent()
                 ? Optional.of(rest.substring(0, dot)) : Optional.empty();
@@ -144,6 +163,16 @@ public final class Topics {
 
     public static String tenantChannel(String tenant, Channel channel) {
         return tenantChannelPrefix(tenant) + channel.id();
+    }
+
+    /** The stream of a chat channel's answers as they are written: {@code channel.<id>.stream}. */
+    public static String streamTopic(Channel channel) {
+        return channelTopic(channel) + STREAM_SUFFIX;
+    }
+
+    /** A tenant's own stream of a chat channel: {@code channel.<tenant>.<id>.stream}, under its channel prefix. */
+    public static String tenantStream(String tenant, Channel channel) {
+        return tenantChannel(tenant, channel) + STREAM_SUFFIX;
     }
 
     /**
@@ -170,6 +199,7 @@ public final class Topics {
     public final Topic<String, ToolDescriptor> tools;
     public final Topic<String, SessionControl> sessionControl;
     public final Topic<String, HistoryImport> sessionImports;
+    public final Topic<String, SessionUsage> sessionUsage;
     public final Topic<String, CouncilMessage> councilMessages;
     public final Topic<String, CouncilDecision> councilDecisions;
     public final Topic<String, RoleStatus> councilRoles;
@@ -184,9 +214,11 @@ public final class Topics {
     public final Topic<String, PipelineEvent> events;
     public final Topic<String, DeadLetter> deadLetters;
     private final Map<Channel, Topic<String, RoutedBlock>> channels = new EnumMap<>(Channel.class);
+    private final Map<Channel, Topic<String, AnswerDelta>> streams = new EnumMap<>(Channel.class);
     private final List<String> tenants;
     private final List<Topic<String, CognitionRequest>> tenantRequestTopics = new ArrayList<>();
     private final Map<String, Topic<String, RoutedBlock>> tenantChannels = new HashMap<>();
+    private final Map<String, Topic<String, AnswerDelta>> tenantStreams = new HashMap<>();
     private final List<Topic<?, ?>> all = new ArrayList<>();
     private final AvroSerdeFactory avro;
     private final OutputLimits limits;
@@ -242,6 +274,10 @@ public final class Topics {
                 "agents and operators -> gatekeeper (reset a session's active skills, end a session)");
         sessionImports = add(SESSION_IMPORTS, HistoryImport.class, Map.of(), SESSION,
                 "`cognition session import` -> assembly (appends to the session's history)");
+        sessionUsage = add(SESSION_USAGE, SessionUsage.class, COMPACTED,
+                new TopicKey<>("session id (the value does not repeat it)", usage -> null),
+                "assembly (each answer's usage added to its session's; a budget that stopped it) -> "
+                        + "`cognition session show`, monitoring");
         councilMessages = add(COUNCIL_MESSAGES, CouncilMessage.class, Map.of(), COUNCIL,
                 "council roles, routing and AutoFix escalations, the council's clock ticks and escalations -> "
                         + "council, Prime");
@@ -281,6 +317,13 @@ public final class Topics {
             channels.put(channel, add(channelTopic(channel), RoutedBlock.class, Map.of(), SESSION,
                     producer + " -> " + channel.id() + " consumers"));
         }
+        for (Channel channel : Channel.values()) {
+            if (channel.streamed()) {
+                streams.put(channel, add(streamTopic(channel), AnswerDelta.class, PREVIEWS, SESSION,
+                        "model worker (RESPONSE text as it is written, with --model-stream; a preview, at most once) "
+                                + "-> " + channel.id() + " front ends"));
+            }
+        }
         for (String tenant : this.tenants) {
             tenantRequestTopics.add(add(tenantRequests(tenant), CognitionRequest.class, Map.of(), SESSION,
                     "agent-" + tenant + " -> assembly (sessions and memory scopes bound to " + tenant + ")"));
@@ -290,6 +333,12 @@ public final class Topics {
                     tenantChannels.put(name, add(name, RoutedBlock.class, Map.of(), SESSION,
                             "marker routing (" + tenant + "'s sessions) -> " + tenant + "'s " + channel.id()
                                     + " consumers"));
+                }
+                if (channel.streamed()) {
+                    String name = tenantStream(tenant, channel);
+                    tenantStreams.put(name, add(name, AnswerDelta.class, PREVIEWS, SESSION,
+                            "model worker (" + tenant + "'s sessions, with --model-stream) -> " + tenant + "'s "
+                                    + channel.id() + " front ends"));
                 }
             }
         }
@@ -319,6 +368,30 @@ public final class Topics {
                     + " is not a configured tenant, or " + channel.id() + " is not a per-tenant channel");
         }
         return topic;
+    }
+
+    /** The stream of a chat channel ({@link Channel#streamed}). */
+    public Topic<String, AnswerDelta> stream(Channel channel) {
+        Topic<String, AnswerDelta> topic = streams.get(channel);
+        if (topic == null) {
+            throw new IllegalArgumentException(channel.id() + " has no stream topic");
+        }
+        return topic;
+    }
+
+    public Topic<String, AnswerDelta> stream(String tenant, Channel channel) {
+        Topic<String, AnswerDelta> topic = tenantStreams.get(tenantStream(tenant, channel));
+        if (topic == null) {
+            throw new IllegalArgumentException("no topic " + tenantStream(tenant, channel) + ": " + tenant
+                    + " is not a configured tenant, or " + channel.id() + " has no stream");
+        }
+        return topic;
+    }
+
+    /** Where a session's deltas of a chat channel go: its tenant's own stream, as its blocks go to its channels. */
+    public Topic<String, AnswerDelta> streamFor(String session, Channel channel) {
+        Optional<String> tenant = tenantOfSession(session, tenants);
+        return tenant.isPresent() && channel.perTenant() ? stream(tenant.get(), channel) : stream(channel);
     }
 
     /** The tenants with topics of their own. */

@@ -56,9 +56,6 @@ class StreamsSettingsTest {
     }
 
     private static Settings withTuning(Settings local, Settings.Tuning tuning) {
-        return new Settings(local.bootstrapServers(), local.applicationId(), local.stateDir(),
-                local.schemaRegistryUrl(), local.partitions(), local.replicationFactor(), local.streamThreads(),
-                local.model(), local.compression(), local.routing(), local.gatekeeper(), local.council(), tuning,
-                local.clientProperties(), local.executor(), local.memory(), local.tenants());
+        return local.withClient(local.clientProperties(), tuning);
     }
 }

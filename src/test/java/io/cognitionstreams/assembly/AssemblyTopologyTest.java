@@ -126,7 +126,7 @@ class AssemblyTopologyTest {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, topics, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                 ContextLayers.defaults(PREFIX_COMPRESSOR, calling), PREFIX_COMPRESSOR, calling), MINILM,
-                AUTO_CONTINUE, RETENTION, CouncilSeal.NONE);
+                AUTO_CONTINUE, SessionBudgets.NONE, RETENTION, CouncilSeal.NONE);
         // The wall clock an hour after the records' time, as it would be live: retention judges ages by it.
         TopologyTestDriver started = Drivers.driver(builder.build(), dir, Records.T0.plus(Duration.ofHours(1)));
         requests = TopicDriver.input(started, topics.requests);
@@ -682,7 +682,7 @@ class AssemblyTopologyTest {
         StreamsBuilder builder = new StreamsBuilder();
         AssemblyTopology.build(builder, narrow, new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
                 ContextLayers.defaults(PREFIX_COMPRESSOR), PREFIX_COMPRESSOR), MINILM, 0,
-                RETENTION, CouncilSeal.NONE);
+                SessionBudgets.NONE, RETENTION, CouncilSeal.NONE);
         try (TopologyTestDriver narrowDriver = Drivers.driver(builder.build(), other)) {
             TopicDriver.input(narrowDriver, narrow.requests).pipeInput("s1", Records.request("s1",
                     "Summarize this log: " + "disk ok; ".repeat(3000)).setMtu(100_000).build());

@@ -184,7 +184,7 @@ public final class ExecutorLoad {
         System.out.printf("tool's own time, ms: p50 %d, p99 %d%n", at(tools, 0.50), at(tools, 0.99));
     }
 
-    private static long at(long[] sorted, double quantile) {
+    static long at(long[] sorted, double quantile) {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(quantile * sorted.length) - 1)];
     }
 
@@ -206,7 +206,7 @@ public final class ExecutorLoad {
         return consumer;
     }
 
-    private static KafkaProducer<String, byte[]> producer(String bootstrap) {
+    static KafkaProducer<String, byte[]> producer(String bootstrap) {
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         config.put(ProducerConfig.LINGER_MS_CONFIG, 2);
@@ -214,7 +214,7 @@ public final class ExecutorLoad {
                 new org.apache.kafka.common.serialization.ByteArraySerializer());
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }

@@ -16,6 +16,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.cognitionstreams.redaction.Redaction;
 import io.cognitionstreams.redaction.Redactor;
+import io.cognitionstreams.redaction.StreamingRedactor;
 
 /**
  * {@link Redactor#redact} of one 4 KB block, in microseconds per block:
@@ -26,6 +27,8 @@ import io.cognitionstreams.redaction.Redactor;
  *   <li>{@code obfuscated}: the ascii block with its PII hidden by a zero-width space, no-break spaces and a
  *       Cyrillic letter.</li>
  * </ul>
+ * {@code streamed} is the same block redacted as a model would stream it, four characters at a time, through
+ * {@link StreamingRedactor} (`run --model-stream`): what holding back and checking each cut cost.
  * {@code unterminatedPemLabels} is the hostile case of the private-key scan: 500 KB of distinct BEGIN lines of
  * private keys that never end, in milliseconds per input (average time: a single shot measures a cold JIT).
  */
@@ -87,6 +90,17 @@ public class RedactionBench {
     @Benchmark
     public Redaction redact(Block block) {
         return REDACTOR.redact(block.block);
+    }
+
+    @Benchmark
+    public int streamed(Block block) {
+        StreamingRedactor streaming = new StreamingRedactor(REDACTOR);
+        String text = block.block;
+        int released = 0;
+        for (int at = 0; at < text.length(); at += 4) {
+            released += streaming.append(text.substring(at, Math.min(text.length(), at + 4))).length();
+        }
+        return released + streaming.finish().length();
     }
 
     @Benchmark

@@ -89,13 +89,10 @@ class CommandConfigIT {
         CONFIGURED.clear();
         String app = "config-" + UUID.randomUUID().toString().substring(0, 8);
         Settings local = Settings.local(bootstrap, app, dir.resolve("state"));
-        Settings settings = new Settings(local.bootstrapServers(), local.applicationId(), local.stateDir(),
-                local.schemaRegistryUrl(), local.partitions(), local.replicationFactor(), local.streamThreads(),
-                local.model(), local.compression(), local.routing(), local.gatekeeper(), local.council(),
-                local.tuning(), ClientProperties.load(file, Map.of()), new ExecutorSettings(
-                List.of(TestMcpServer.config("test")), ExecutorSettings.DEFAULT_CALL_TIMEOUT, 1,
-                ExecutorSettings.DEFAULT_MAX_RESULT_BYTES, Optional.empty(), List.of(), 0, Optional.empty()),
-                local.memory(), local.tenants());
+        Settings settings = local.withClient(ClientProperties.load(file, Map.of()), local.tuning())
+                .withExecutor(new ExecutorSettings(List.of(TestMcpServer.config("test")),
+                        ExecutorSettings.DEFAULT_CALL_TIMEOUT, 1, ExecutorSettings.DEFAULT_MAX_RESULT_BYTES,
+                        Optional.empty(), List.of(), 0, Optional.empty()));
         try (CognitionRuntime runtime = CognitionRuntime.start(settings)) {
             runtime.awaitRunning(Duration.ofMinutes(2));
             assertThat(CONFIGURED).as("every capability's Kafka Streams clients")

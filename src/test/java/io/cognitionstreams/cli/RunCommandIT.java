@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,8 +18,14 @@ import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 
-/** The README's run command, twice on one data directory: the second run finds the first run's data. */
+/**
+ * The README's run command, twice on one data directory: the second run finds the first run's data. The second one
+ * streams answers and holds sessions to a token budget, which stops the inspector session's loop.
+ */
 class RunCommandIT {
+
+    /** Less than any packet: the inspector session's first answer spends it. */
+    private static final String TOKEN_BUDGET = "100";
 
     @TempDir
     Path dataDir;
@@ -25,7 +33,7 @@ class RunCommandIT {
     @Test
     void theDemoRunsEndToEndAndARestartKeepsTopicsAndCommittedData() throws IOException {
         Cli first = runDemo();
-        Cli second = runDemo();
+        Cli second = runDemo("--model-stream", "--session-token-budget", TOKEN_BUDGET);
 
         for (Cli run : new Cli[] {first, second}) {
             assertThat(run.exitCode()).as(run.err()).isZero();
@@ -35,16 +43,31 @@ class RunCommandIT {
                     .containsPattern("channel\\.web_chat\\s+demo-triage\\s+\\d+/\\d+ RESPONSE")
                     .containsPattern("tool\\.calls\\s+demo-cleanup\\s+shell\\.run")
                     .containsPattern("tool\\.decisions\\s+demo-deploy\\s+DENIED shell\\.run")
-                    .containsPattern("tool\\.decisions\\s+demo-cleanup\\s+APPROVED shell\\.run")
+                    // the council decides the shell call: a proposal, two role votes, the decision, then the run
+                    .containsPattern("tool\\.decisions\\s+demo-cleanup\\s+PENDING shell\\.run: waiting for council "
+                            + "default")
+                    .containsPattern("council\\.messages\\s+default\\s+PROPOSAL call-\\w+ from gatekeeper \\(risk "
+                            + "MED\\): arguments \\(redacted for display\\): du -sh")
+                    .containsPattern("council\\.messages\\s+default\\s+VOTE prime YES on call-")
+                    .containsPattern("council\\.messages\\s+default\\s+VOTE lite YES on call-")
+                    .containsPattern("council\\.decisions\\s+default\\s+APPROVED call-\\w+ \\(2 yes, 0 no")
+                    .containsPattern("tool\\.decisions\\s+demo-cleanup\\s+APPROVED shell\\.run: approved by council "
+                            + "default")
                     .containsPattern("channel\\.shell\\s+demo-cleanup\\s+\\d+/\\d+ EXECUTE\\s+du -sh")
                     .containsPattern("cognition\\.dlq\\s+cognition\\.requests-\\d+@\\d+ DESERIALIZATION")
                     // the tool loop: a real MCP call on the demo's workspace server, then the turn it starts
                     .containsPattern("tool\\.decisions\\s+demo-inspect\\s+APPROVED mcp__workspace__list_files")
+                    // Dockerfile: in a git worktree .git is a longer line, and README.md falls past the cut.
                     .containsPattern("tool\\.results\\s+demo-inspect\\s+SUCCEEDED mcp__workspace__list_files by "
-                            + "mcp:workspace: .*README\\.md")
-                    .containsPattern("channel\\.cli_chat\\s+demo-inspect\\s+1/\\d+ RESPONSE\\s+The tool results are in");
+                            + "mcp:workspace: .*Dockerfile");
             assertThat(run.out()).doesNotContainPattern("channel\\.(web|discord)_chat\\s+\\S+\\s+\\S+ PLAN");
         }
+        assertThat(first.out())
+                .containsPattern("channel\\.cli_chat\\s+demo-inspect\\s+1/\\d+ RESPONSE\\s+The tool results are in");
+        // The budget stops the session's loop: no turn of its own after its tool result, one escalation.
+        assertThat(second.out())
+                .containsPattern("session\\.usage\\s+demo-inspect\\s+stopped: it has spent its token budget of 100")
+                .doesNotContainPattern("channel\\.cli_chat\\s+demo-inspect\\s+1/\\d+ RESPONSE\\s+The tool results");
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(
                 new BrokerSettings(dataDir.resolve("kafka"), 0, 0, Duration.ofSeconds(60)))) {
             Cli tail = Cli.run("tail", "--topic", Topics.channelTopic(Channel.CLI_CHAT), "--bootstrap-servers",
@@ -53,13 +76,31 @@ class RunCommandIT {
                     .filter(line -> line.contains("\"session_id\":\"demo-deploy\"") && line.contains("\"PLAN\""))
                     .count();
             assertThat(deployPlans).as("one PLAN per run, both kept across the restart").isEqualTo(2);
+
+            String bootstrap = broker.bootstrapServers();
+            Cli usage = Cli.run("session", "show", "demo-inspect", "--bootstrap-servers", bootstrap);
+            assertThat(usage.out()).containsPattern("spent: [\\d,]+ tokens \\([\\d,]+ in, [\\d,]+ out\\), 3 model calls")
+                    .contains("budgets: tokens ").contains(" of 100, calls none")
+                    .contains("auto-continue: stopped, the session has spent its token budget of 100");
+            Cli escalations = Cli.run("tail", "--topic", Topics.COUNCIL_MESSAGES, "--bootstrap-servers", bootstrap,
+                    "--timeout", "2s");
+            assertThat(escalations.out().lines().filter(line -> line.contains("-session-budget"))
+                    .filter(line -> line.contains("\"session_id\":\"demo-inspect\"")))
+                    .as("escalated once").hasSize(1);
+            // The triage answer streamed to the web chat's stream topic, its e-mail address redacted on the way.
+            Cli follow = Cli.run("tail", "--topic", Topics.streamTopic(Channel.WEB_CHAT), "--follow", "--session",
+                    "demo-triage", "--bootstrap-servers", bootstrap, "--timeout", "2s");
+            assertThat(follow.out()).containsPattern("demo-triage  \\S+#\\d+  I could reproduce the crash")
+                    .contains("[REDACTED:EMAIL]").doesNotContain("@");
         }
     }
 
-    private Cli runDemo() throws IOException {
-        return Cli.run("run", "--data-dir", dataDir.toString(), "--port", String.valueOf(freePort()),
-                "--controller-port", String.valueOf(freePort()), "--demo", "--exit-after-demo",
-                "--demo-timeout", "240s");
+    private Cli runDemo(String... flags) throws IOException {
+        List<String> args = new ArrayList<>(List.of("run", "--data-dir", dataDir.toString(), "--port",
+                String.valueOf(freePort()), "--controller-port", String.valueOf(freePort()), "--demo",
+                "--exit-after-demo", "--demo-timeout", "240s"));
+        args.addAll(List.of(flags));
+        return Cli.run(args.toArray(String[]::new));
     }
 
     private static int freePort() throws IOException {

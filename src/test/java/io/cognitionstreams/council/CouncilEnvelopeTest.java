@@ -70,7 +70,7 @@ class CouncilEnvelopeTest {
                         "timestamp 9999-12-31T23:59:59Z is"),
                 Arguments.of(message("m", "gpt", CouncilMessageType.INFO, 0),
                         "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix', "
-                                + "'assembly' or 'council'"),
+                                + "'assembly', 'gatekeeper' or 'council'"),
                 Arguments.of(message("m", "autofix", CouncilMessageType.INFO, 0),
                         "sender 'autofix' is not a council role and cannot send INFO (only [ESCALATION])"),
                 Arguments.of(message("m", "assembly", CouncilMessageType.HEARTBEAT, 0),

@@ -415,6 +415,28 @@ class CouncilTopologyTest {
     }
 
     @Test
+    void aFloodOfProposalsOrOfVotesForUnknownProposalsIsRefusedPastTheLimitAndTheCouncilDecidesOn() {
+        out = start(CouncilSettings.defaults());
+        out.send(heartbeat("prime", 0));
+        out.send(heartbeat("lite", 0));
+        for (int i = 0; i < CouncilSettings.MAX_OPEN; i++) {
+            out.send(proposal("flood-" + i, "lite", 1).build());
+            out.send(vote("ghost-" + i, "lite", Vote.YES, 1));
+        }
+        out.send(proposal("flood-over", "lite", 2).build());
+        out.send(vote("ghost-over", "lite", Vote.YES, 2));
+
+        assertThat(out.deadLetters()).extracting(DeadLetter::getReason).containsExactly(
+                "council default already has 1000 open proposals, its limit: proposal flood-over from lite is refused "
+                        + "(a flood of proposals cannot grow a council's state)",
+                "council default already holds 1000 votes for proposals it has not seen, its limit: the vote of lite "
+                        + "on unknown proposal ghost-over is refused");
+        out.send(vote("flood-7", "prime", Vote.YES, 3));
+        out.send(vote("flood-7", "lite", Vote.NO, 3));
+        assertThat(out.decisions()).extracting(CouncilDecision::getProposalId).contains("flood-7");
+    }
+
+    @Test
     void anInvalidEnvelopeIsDeadLetteredWithItsReasonAndChangesNothing() {
         out = start(CouncilSettings.defaults());
         out.send(heartbeat("gpt", 500));
@@ -425,7 +447,7 @@ class CouncilTopologyTest {
                         DeadLetter::getProcessor, DeadLetter::getReason)
                 .containsExactly(
                         tuple(ErrorKind.VALIDATION, 0L, "deliberate",
-                                "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix', 'assembly' or 'council'"),
+                                "sender 'gpt' is not a council role [prime, lite, codemind], 'router', 'autofix', 'assembly', 'gatekeeper' or 'council'"),
                         tuple(ErrorKind.VALIDATION, 1L, "deliberate",
                                 "record key 'other' is not the council_id 'default': council.messages is keyed by "
                                         + "council_id"),
@@ -523,13 +545,16 @@ class CouncilTopologyTest {
      * Scripted messages run ahead of the driver's wall clock, which only moves where a test says so; the skew
      * check, which compares the two, is off here and tested on its own.
      */
+    /** One app key for every council here: a replay signs its decisions as the first run did. */
+    private static final Ed25519.Key APP_KEY = Ed25519.Key.generated();
+
     private Outputs start(CouncilSettings settings) {
         return startChecked(settings.withMaxClockSkew(Duration.ofDays(1)));
     }
 
     private Outputs startChecked(CouncilSettings settings) {
         StreamsBuilder builder = new StreamsBuilder();
-        CouncilTopology.build(builder, topics, settings, Redactor.defaults(), Ed25519.Key.generated());
+        CouncilTopology.build(builder, topics, settings, Redactor.defaults(), APP_KEY);
         TopologyTestDriver driver = Drivers.driver(builder.build(), stateDir.resolve("d" + drivers.size()),
                 Records.T0);
         drivers.add(driver);

@@ -46,7 +46,7 @@ class ArchitectureTest {
         FLOORS.put("plumbing", List.of("deadletter", "topology", "worker"));
         FLOORS.put("shared rules", List.of("skills", "redaction", "governance", "security"));
         FLOORS.put("capabilities", List.of("assembly", "routing", "gatekeeper", "council", "timetravel", "model",
-                "health", "executor"));
+                "health", "executor", "roles"));
         FLOORS.put("app", List.of("app"));
         FLOORS.put("front", List.of("cli", "load", "docs"));
     }

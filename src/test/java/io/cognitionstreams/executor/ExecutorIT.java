@@ -634,9 +634,9 @@ class ExecutorIT {
                     System.getProperty("java.class.path"), CognitionCli.class.getName()));
             command.addAll(List.of(Logins.cli(bootstrap, Principals.APP, "run", "--application-id",
                     "executor-it-" + RUN, "--state-dir", dir.resolve("state").toString(), "--skills-dir",
-                    dir.resolve("skills").toString(), "--tool-timeout", "150s", "--mcp-server",
-                    "test=" + String.join(" ", TestMcpServer.config("test").command()), "--model-endpoint",
-                    model.baseUrl(), "--auto-continue-steps", "1")));
+                    dir.resolve("skills").toString(), "--tool-timeout", "150s", "--approval", "never",
+                    "--mcp-server", "test=" + String.join(" ", TestMcpServer.config("test").command()),
+                    "--model-endpoint", model.baseUrl(), "--auto-continue-steps", "1")));
             // On a secured broker only governance publishes the skills.
             Logins.clientFile(bootstrap, Principals.GOVERNANCE).ifPresent(file -> command.addAll(List.of(
                     "--governance-config", file.toString())));

@@ -112,7 +112,9 @@ class GatekeeperRestartIT {
     private KafkaStreams start(Settings settings) {
         StreamsBuilder builder = new StreamsBuilder();
         GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.empty(), 1,
-                GatekeeperSettings.DEFAULT_RESULTS_RETENTION), Redactor.defaults(), DecisionSignatures.Signer.generated());
+                GatekeeperSettings.DEFAULT_RESULTS_RETENTION).withApproval(ApprovalRule.Policy.NEVER,
+                GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT), Redactor.defaults(), DecisionSignatures.Signer.generated(),
+                io.cognitionstreams.topology.CouncilSeal.NONE);
         Properties props = StreamsSettings.of(settings, GatekeeperTopology.NAME, Set.of(Topics.COGNITION_SKILLS));
         KafkaStreams streams = new KafkaStreams(builder.build(props), props);
         streams.start();

@@ -53,6 +53,7 @@ import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.CouncilSeal;
 
 class GatekeeperTopologyTest {
 
@@ -86,8 +87,10 @@ class GatekeeperTopologyTest {
     @BeforeEach
     void start() {
         StreamsBuilder builder = new StreamsBuilder();
-        GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.of(ROOT), THRESHOLD, RETENTION),
-                Redactor.defaults(), SIGNER);
+        // Permissions, load and results: no call waits for a council here (GatekeeperApprovalTest has those).
+        GatekeeperTopology.build(builder, topics, new GatekeeperSettings(Optional.of(ROOT), THRESHOLD, RETENTION)
+                        .withApproval(ApprovalRule.Policy.NEVER, GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT),
+                Redactor.defaults(), SIGNER, CouncilSeal.NONE);
         driver = Drivers.driver(builder.build(), stateDir);
         skills = TopicDriver.input(driver, topics.skills);
         calls = TopicDriver.input(driver, topics.toolCalls);

@@ -89,7 +89,7 @@ class ModelWorkerIT {
         ResilientModel model = new ResilientModel("test", endpoint, new ResilientModel.Policy(16,
                 Duration.ofMillis(20), Duration.ofMillis(200), 5, Duration.ofMillis(100), Duration.ofSeconds(1)));
         ModelWorker worker = new ModelWorker(asApp, app + "-model-worker", "it", topics, model, 16,
-                Duration.ofSeconds(15));
+                Duration.ofSeconds(15), AnswerStreams.OFF);
         Thread thread = new Thread(worker, "model-worker-it");
         thread.start();
         try {

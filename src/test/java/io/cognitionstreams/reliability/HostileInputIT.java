@@ -106,7 +106,7 @@ class HostileInputIT {
         String bootstrap = "127.0.0.1:" + port;
         Path log = dataDir.resolve("app.log");
         List<String> run = List.of("--data-dir", dataDir.resolve("data").toString(), "--port", String.valueOf(port),
-                "--controller-port", String.valueOf(ChildApp.freePort()), "--tenants", TENANT);
+                "--controller-port", String.valueOf(ChildApp.freePort()), "--tenants", TENANT, "--approval", "never");
         ChildApp app = started(log, run);
         try {
             Set<String> hostile = new java.util.TreeSet<>();

@@ -87,6 +87,17 @@ class AclProfileTest {
     }
 
     @Test
+    void onlyTheCouncilsPrincipalWritesCouncilDecisionsWhichDecideWhatRuns() {
+        for (String principal : PRINCIPALS.names()) {
+            if (!principal.equals(Principals.ADMIN)) {
+                assertThat(PROFILE.allows(principal, TOPIC, Topics.COUNCIL_DECISIONS, WRITE))
+                        .as("%s writes %s", principal, Topics.COUNCIL_DECISIONS)
+                        .isEqualTo(principal.equals(Principals.APP));
+            }
+        }
+    }
+
+    @Test
     void operatorsReadEverythingAndDescribeGroupsButWriteNothing() {
         for (String topic : TOPICS) {
             assertThat(PROFILE.allows(Principals.OPERATOR, TOPIC, topic, READ)).isTrue();

@@ -1,0 +1,311 @@
+package io.cognitionstreams.gatekeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.council.CouncilSignatures;
+import io.cognitionstreams.council.CouncilTopology;
+import io.cognitionstreams.redaction.Redactor;
+import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CouncilMessage;
+import io.cognitionstreams.schema.CouncilMessageType;
+import io.cognitionstreams.schema.CouncilOutcome;
+import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.RiskLevel;
+import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.TimeTravel;
+import io.cognitionstreams.schema.ToolCall;
+import io.cognitionstreams.schema.ToolDecision;
+import io.cognitionstreams.schema.ToolDescriptor;
+import io.cognitionstreams.schema.ToolResult;
+import io.cognitionstreams.schema.ToolStatus;
+import io.cognitionstreams.schema.Verdict;
+import io.cognitionstreams.schema.Vote;
+import io.cognitionstreams.signing.Ed25519;
+import io.cognitionstreams.testing.Drivers;
+import io.cognitionstreams.testing.Records;
+import io.cognitionstreams.testing.TopicDriver;
+import io.cognitionstreams.topics.Channel;
+import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.topology.CouncilSeal;
+
+/**
+ * The gatekeeper and the council in one topology, as they meet through council.messages and council.decisions: a
+ * call that needs approval waits (PENDING, a proposal), and runs, or is denied with the council's reason, only once
+ * the council decided.
+ */
+class GatekeeperApprovalTest {
+
+    private static final DecisionSignatures.Signer SIGNER = DecisionSignatures.Signer.generated();
+    private static final String RM = "{\"command\":\"rm -rf build/ --token=sk-live-abcdefghijklmnop0123\"}";
+    private static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+    @TempDir
+    Path stateDir;
+
+    private final Topics topics = Drivers.topics();
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, ToolCall> calls;
+    private TestInputTopic<String, CouncilMessage> messages;
+    private TestInputTopic<String, CouncilDecision> councilDecisions;
+    private TestOutputTopic<String, ToolDecision> decisions;
+    private TestOutputTopic<String, CouncilMessage> written;
+    private TestOutputTopic<String, RoutedBlock> shell;
+    private TestOutputTopic<String, ToolResult> results;
+    private TestOutputTopic<String, DeadLetter> deadLetters;
+    private int callCount;
+
+    @AfterEach
+    void stop() {
+        driver.close();
+    }
+
+    private void start(ApprovalRule.Policy policy, boolean withCouncil) {
+        StreamsBuilder builder = new StreamsBuilder();
+        GatekeeperTopology.build(builder, topics, GatekeeperSettings.defaults().withApproval(policy, TIMEOUT),
+                Redactor.defaults(), SIGNER, CouncilSeal.NONE);
+        if (withCouncil) {
+            CouncilTopology.build(builder, topics, CouncilSettings.defaults(), Redactor.defaults(), SIGNER.key());
+        }
+        driver = Drivers.driver(builder.build(), stateDir, Records.T0);
+        calls = TopicDriver.input(driver, topics.toolCalls);
+        messages = TopicDriver.input(driver, topics.councilMessages);
+        councilDecisions = TopicDriver.input(driver, topics.councilDecisions);
+        decisions = TopicDriver.output(driver, topics.toolDecisions);
+        written = TopicDriver.output(driver, topics.councilMessages);
+        shell = TopicDriver.output(driver, topics.channel(Channel.SHELL));
+        results = TopicDriver.output(driver, topics.toolResults);
+        deadLetters = TopicDriver.output(driver, topics.deadLetters);
+        TestInputTopic<String, Skill> skills = TopicDriver.input(driver, topics.skills);
+        skills.pipeInput("ops", Skill.newBuilder().setName("ops").setVersion("1").setProtocol("# ops protocol")
+                .setPermissions(List.of("shell:*", "files:*")).setApproval(List.of("files:read_secrets"))
+                .setTimestamp(Records.T0).build());
+        TestInputTopic<String, ToolDescriptor> tools = TopicDriver.input(driver, topics.tools);
+        for (String tool : List.of("read", "read_secrets", "write", "delete")) {
+            tools.pipeInput("mcp__files__" + tool, ToolDescriptor.newBuilder().setName("mcp__files__" + tool)
+                    .setServer("files").setTool(tool).setReadOnly(tool.startsWith("read"))
+                    .setDestructive(tool.equals("delete")).setExecutor("test").setTimestamp(Records.T0).build());
+        }
+    }
+
+    @Test
+    void aShellCallWaitsForTheCouncilAndRunsOnlyOnceItApproves() {
+        start(ApprovalRule.Policy.RISKY, true);
+        present("ops-council");
+        ToolCall call = call("s1", "shell.run", RM).setCouncilId("ops-council").build();
+        calls.pipeInput("s1", call);
+
+        ToolDecision pending = decisions.readValue();
+        assertThat(pending.getVerdict()).isEqualTo(Verdict.PENDING);
+        assertThat(pending.getSignature()).isNull();
+        assertThat(pending.getReason()).startsWith("waiting for council ops-council (proposal "
+                + Proposals.id("s1", call.getCallId()) + "): every shell.run waits for the council");
+        assertThat(shell.isEmpty()).as("nothing is shown to run before the council decides").isTrue();
+        CouncilMessage proposal = written.readValue();
+        assertThat(proposal.getType()).isEqualTo(CouncilMessageType.PROPOSAL);
+        assertThat(proposal.getSender()).isEqualTo("gatekeeper");
+        assertThat(proposal.getCouncilId()).isEqualTo("ops-council");
+        assertThat(proposal.getMsgId()).isEqualTo(pending.getProposalId());
+        assertThat(proposal.getContent()).contains("tool: shell.run", "skill: ops", "session: s1", "risk: MED",
+                        "arguments sha256: " + Ed25519.sha256Hex(pending.getCall().getArguments()))
+                .contains("rm -rf build/").doesNotContain("sk-live-abcdefghijklmnop0123");
+
+        vote("ops-council", proposal.getMsgId(), Vote.YES, Vote.YES);
+
+        ToolDecision approved = decisions.readValue();
+        assertThat(approved.getVerdict()).isEqualTo(Verdict.APPROVED);
+        assertThat(approved.getReason()).startsWith("approved by council ops-council (2 yes, 0 no, 0 abstain "
+                + "(prime, lite)): majority");
+        assertThat(approved.getCall().getArguments()).as("the exact arguments, secrets aside, as before")
+                .isEqualTo(pending.getCall().getArguments());
+        assertThat(approved.getCouncilDecision().getOutcome()).isEqualTo(CouncilOutcome.APPROVED);
+        assertThat(approved.getCouncilDecision().getProposalDigest())
+                .isEqualTo(Ed25519.sha256Hex(proposal.getContent()));
+        DecisionSignatures.Verifier executor = new DecisionSignatures.Verifier(List.of(SIGNER.publicKey()));
+        assertThat(executor.problem(approved)).isEmpty();
+        ToolDecision stripped = ToolDecision.newBuilder(approved).setCouncilDecision(null).build();
+        assertThat(executor.problem(stripped)).as("the council's decision is inside the signature").isPresent();
+        assertThat(shell.readValue().getText()).contains("rm -rf build/");
+        assertThat(shell.isEmpty()).isTrue();
+        assertThat(deadLetters.isEmpty()).isTrue();
+
+        // The same decision again finds no call waiting: it decides nothing twice.
+        CouncilDecision again = TopicDriver.output(driver, topics.councilDecisions).readValue();
+        councilDecisions.pipeInput("ops-council", again);
+        assertThat(decisions.isEmpty()).isTrue();
+        assertThat(deadLetters.readValue().getReason()).contains("no call of session s1 waits for it");
+    }
+
+    @Test
+    void aRejectedCallIsDeniedWithTheCouncilsReasonAndReAnchored() {
+        start(ApprovalRule.Policy.RISKY, true);
+        present("default");
+        calls.pipeInput("s1", call("s1", "mcp__files__write", "{\"path\":\"a\"}").build());
+        decisions.readValue();
+        CouncilMessage proposal = written.readValue();
+
+        vote("default", proposal.getMsgId(), Vote.NO, Vote.NO);
+
+        ToolDecision denied = decisions.readValue();
+        assertThat(denied.getVerdict()).isEqualTo(Verdict.DENIED);
+        assertThat(denied.getReason()).startsWith("denied: council default REJECTED proposal " + proposal.getMsgId()
+                + " (0 yes, 2 no, 0 abstain (prime, lite)): majority").contains("The call did not run");
+        assertThat(denied.getProtocol()).as("re-anchoring").isEqualTo("# ops protocol");
+        ToolResult result = results.readValue();
+        assertThat(result.getStatus()).isEqualTo(ToolStatus.DENIED);
+        assertThat(result.getError()).isEqualTo(denied.getReason());
+        assertThat(shell.isEmpty()).isTrue();
+    }
+
+    @Test
+    void onlyToolsMarkedReadOnlyRunWithoutTheCouncilAndTheRiskFollowsTheServersHints() {
+        start(ApprovalRule.Policy.RISKY, false);
+        calls.pipeInput("s1", call("s1", "mcp__files__read", "{}").build());
+        assertThat(decisions.readValue().getVerdict()).isEqualTo(Verdict.APPROVED);
+        assertThat(written.isEmpty()).isTrue();
+
+        calls.pipeInput("s1", call("s1", "mcp__files__read_secrets", "{}").build());
+        assertThat(decisions.readValue().getReason()).endsWith("skill \"ops\" names it in its approval list");
+        assertThat(written.readValue().getRiskLevel()).isEqualTo(RiskLevel.MED);
+
+        calls.pipeInput("s1", call("s1", "mcp__files__delete", "{}").build());
+        assertThat(decisions.readValue().getVerdict()).isEqualTo(Verdict.PENDING);
+        assertThat(written.readValue().getRiskLevel()).as("destructiveHint: escalated to Prime too")
+                .isEqualTo(RiskLevel.HIGH);
+    }
+
+    @Test
+    void withApprovalNeverEveryApprovedCallRunsAtOnce() {
+        start(ApprovalRule.Policy.NEVER, false);
+        calls.pipeInput("s1", call("s1", "shell.run", RM).build());
+        assertThat(decisions.readValue().getVerdict()).isEqualTo(Verdict.APPROVED);
+        assertThat(written.isEmpty()).isTrue();
+        assertThat(shell.readValue().getText()).contains("rm -rf build/");
+    }
+
+    @Test
+    void aDecisionNotSignedByTheAppsCouncilOrOfAnotherContentDecidesNothing() {
+        start(ApprovalRule.Policy.RISKY, false);
+        ToolCall call = call("s1", "shell.run", RM).build();
+        calls.pipeInput("s1", call);
+        decisions.readValue();
+        CouncilMessage proposal = written.readValue();
+        CouncilDecision approval = CouncilDecision.newBuilder().setProposalId(proposal.getMsgId())
+                .setCouncilId("default").setOutcome(CouncilOutcome.APPROVED).setYes(2).setProposer("gatekeeper")
+                .setSessionId("s1").setProposalDigest(Ed25519.sha256Hex(proposal.getContent()))
+                .setReason("majority").setTimestamp(Records.T0.plusSeconds(2)).build();
+
+        councilDecisions.pipeInput("default", approval);
+        Ed25519.Key stranger = Ed25519.Key.generated();
+        councilDecisions.pipeInput("default", CouncilSignatures.sign(approval, stranger));
+        councilDecisions.pipeInput("default", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
+                .setProposalDigest(Ed25519.sha256Hex("another proposal")).build(), SIGNER.key()));
+        councilDecisions.pipeInput("default", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
+                .setCouncilId("elsewhere").build(), SIGNER.key()));
+
+        assertThat(decisions.isEmpty()).as("the call still waits").isTrue();
+        assertThat(deadLetters.readValuesToList()).extracting(DeadLetter::getReason).containsExactly(
+                "decision on proposal " + proposal.getMsgId() + " refused: the decision is not signed: only the "
+                        + "council's decisions, signed with the app's key, decide a call",
+                "decision on proposal " + proposal.getMsgId() + " refused: the decision is signed by key "
+                        + stranger.id() + ", not the app's key " + SIGNER.keyId() + ": it is not this app's council's",
+                "the decision on proposal " + proposal.getMsgId() + " is of content with digest "
+                        + Ed25519.sha256Hex("another proposal") + ", not of the proposal sent ("
+                        + Ed25519.sha256Hex(proposal.getContent()) + "): the call is not decided by it",
+                "proposal " + proposal.getMsgId() + " was put to council default, not elsewhere");
+
+        councilDecisions.pipeInput("default", CouncilSignatures.sign(approval, SIGNER.key()));
+        assertThat(decisions.readValue().getVerdict()).isEqualTo(Verdict.APPROVED);
+    }
+
+    @Test
+    void aCallTheCouncilNeverDecidesIsDeniedAfterTheApprovalTimeout() {
+        start(ApprovalRule.Policy.RISKY, false);
+        calls.pipeInput("s1", call("s1", "shell.run", RM).build());
+        decisions.readValue();
+        driver.advanceWallClockTime(TIMEOUT);
+        assertThat(decisions.isEmpty()).isTrue();
+
+        driver.advanceWallClockTime(Duration.ofSeconds(10));
+
+        ToolDecision denied = decisions.readValue();
+        assertThat(denied.getVerdict()).isEqualTo(Verdict.DENIED);
+        assertThat(denied.getReason()).contains("did not decide proposal").contains("within PT10M");
+        assertThat(results.readValue().getStatus()).isEqualTo(ToolStatus.DENIED);
+    }
+
+    @Test
+    void aReplayIsAnsweredFromTheOriginalDecisionAndOpensNoProposal() {
+        start(ApprovalRule.Policy.RISKY, true);
+        present("default");
+        ToolCall original = call("s1", "shell.run", RM).build();
+        calls.pipeInput("s1", original);
+        decisions.readValue();
+        vote("default", written.readValue().getMsgId(), Vote.NO, Vote.NO);
+        ToolDecision originalDenial = decisions.readValue();
+        results.readValue();
+
+        calls.pipeInput("s1", call("s1", "shell.run", RM).setTimeTravel(TimeTravel.REPLAY)
+                .setParentId(original.getCallId()).build());
+
+        ToolDecision replayed = decisions.readValue();
+        assertThat(replayed.getVerdict()).isEqualTo(Verdict.DENIED);
+        assertThat(replayed.getReason()).isEqualTo(originalDenial.getReason());
+        assertThat(written.readValuesToList()).as("no proposal")
+                .noneMatch(message -> message.getType() == CouncilMessageType.PROPOSAL);
+
+        calls.pipeInput("s1", call("s1", "shell.run", RM).setTimeTravel(TimeTravel.FORK).build());
+        assertThat(results.readValuesToList()).extracting(ToolResult::getStatus).endsWith(ToolStatus.NOT_EXECUTED);
+        calls.pipeInput("s1", call("s1", "shell.run", RM).setTimeTravel(TimeTravel.FORK_EXECUTE).build());
+        assertThat(decisions.readValuesToList()).extracting(ToolDecision::getVerdict)
+                .containsExactly(Verdict.APPROVED, Verdict.PENDING);
+        assertThat(written.readValue().getTimeTravel()).as("the fork asks the council again")
+                .isEqualTo(TimeTravel.FORK_EXECUTE);
+    }
+
+    /** prime and lite heartbeat: they are there before any proposal (a council without them decides NO_QUORUM). */
+    private void present(String council) {
+        for (String role : List.of("prime", "lite")) {
+            messages.pipeInput(council, CouncilMessage.newBuilder().setMsgId("hb-" + role).setCouncilId(council)
+                    .setTimestamp(Records.T0.minusSeconds(1)).setSender(role).setRole("member")
+                    .setType(CouncilMessageType.HEARTBEAT).build());
+        }
+    }
+
+    private void vote(String council, String proposal, Vote prime, Vote lite) {
+        Instant at = Records.T0.plusSeconds(1);
+        messages.pipeInput(council, ballot(council, proposal, "prime", prime, at.plusMillis(1)));
+        messages.pipeInput(council, ballot(council, proposal, "lite", lite, at.plusMillis(2)));
+    }
+
+    private static CouncilMessage ballot(String council, String proposal, String role, Vote vote, Instant at) {
+        return CouncilMessage.newBuilder().setMsgId("v-" + role + "-" + proposal).setCouncilId(council)
+                .setTimestamp(at).setSender(role).setRole("reviewer").setType(CouncilMessageType.VOTE)
+                .setProposalId(proposal).setVote(vote).setContent("one line").build();
+    }
+
+    private ToolCall.Builder call(String session, String tool, String arguments) {
+        return ToolCall.newBuilder()
+                .setCallId("call-" + ++callCount)
+                .setSessionId(session)
+                .setCaller("ops")
+                .setSkill("ops")
+                .setTool(tool)
+                .setArguments(arguments)
+                .setTimestamp(Records.T0);
+    }
+}
