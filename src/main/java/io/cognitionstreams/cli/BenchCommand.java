@@ -24,6 +24,7 @@ import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
+import io.cognitionstreams.gatekeeper.ApprovalRule;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
@@ -121,9 +122,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--tools", description = "Measures the agent's tool loop instead: sessions that each take "
             + "--steps steps of tool call, result and next turn through the gatekeeper and the executor, against a "
             + "fast MCP tool that is run at most once (a line appended to a file) and an endpoint double that calls "
-            + "it natively each turn (after --model-latency, 0s by default). Reports each step's overhead (approval "
-            + "to result on tool.results, minus the tool's own time), each hop's latency and steps/s, next to the "
-            + "pass-through, and counts every record and tool run twice. --rates are tool calls a second "
+            + "it natively each turn (after --model-latency, 0s by default); no call waits for the council. Reports "
+            + "each step's overhead (approval to result on tool.results, minus the tool's own time), each hop's "
+            + "latency and steps/s, next to the pass-through, and counts any record or tool run seen twice. --rates "
+            + "are tool calls a second "
             + "(default with --tools: " + TOOL_RATES + ").")
     boolean tools;
 
@@ -280,8 +282,10 @@ final class BenchCommand implements Callable<Integer> {
             settings = new Settings(bootstrap, run, dir.resolve("streams"), cluster.registry(),
                     partitions, (short) (broker != null ? 1 : -1), 1, modelSettings,
                     Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
-                    GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuned,
-                    app, executorSettings, memory.settings(), List.of());
+                    // The tool loop without the council: the step tool is not read-only, so risky would gate it.
+                    GatekeeperSettings.defaults().withApproval(tools ? ApprovalRule.Policy.NEVER
+                            : ApprovalRule.Policy.RISKY, GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT),
+                    CouncilSettings.defaults(), tuned, app, executorSettings, memory.settings(), List.of());
             err.printf("bench %s (%s): %s broker at %s, %d partitions, workload %s, commit interval %d ms, %s%n",
                     run, mode, broker != null ? "embedded" : "external", bootstrap, partitions, workload,
                     tuning.commitInterval.toMillis(), modelDescription());
