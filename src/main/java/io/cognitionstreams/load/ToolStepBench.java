@@ -310,6 +310,11 @@ public final class ToolStepBench {
             return session != null && session.startsWith(prefix);
         }
 
+        /** The times of a call of the run's sessions; null for another run's. */
+        private CallTimes times(String session, String callId) {
+            return ours(session) ? calls.computeIfAbsent(callId, id -> new CallTimes()) : null;
+        }
+
         private void request(CognitionRequest request, long now) {
             if (ours(request.getSessionId()) && requests.computeIfAbsent(request.getSessionId(),
                     session -> new HashMap<>()).putIfAbsent(request.getAutoContinueStep(), now) != null) {
@@ -318,10 +323,10 @@ public final class ToolStepBench {
         }
 
         private void call(ToolCall call, long now) {
-            if (!ours(call.getSessionId())) {
+            CallTimes times = times(call.getSessionId(), call.getCallId());
+            if (times == null) {
                 return;
             }
-            CallTimes times = calls.computeIfAbsent(call.getCallId(), id -> new CallTimes());
             if (times.called != 0) {
                 callsDoubled++;
                 return;
@@ -331,13 +336,13 @@ public final class ToolStepBench {
         }
 
         private void decision(ToolDecision decision, long now) {
-            if (!ours(decision.getCall().getSessionId())) {
+            CallTimes times = times(decision.getCall().getSessionId(), decision.getCall().getCallId());
+            if (times == null) {
                 return;
             }
             if (decision.getVerdict() != Verdict.APPROVED) {
                 denied++;
             }
-            CallTimes times = calls.computeIfAbsent(decision.getCall().getCallId(), id -> new CallTimes());
             if (times.approved != 0) {
                 decisionsDoubled++;
             } else {
@@ -346,10 +351,10 @@ public final class ToolStepBench {
         }
 
         private void outcome(ToolResult outcome, long now) {
-            if (!ours(outcome.getSessionId())) {
+            CallTimes times = times(outcome.getSessionId(), outcome.getCallId());
+            if (times == null) {
                 return;
             }
-            CallTimes times = calls.computeIfAbsent(outcome.getCallId(), id -> new CallTimes());
             if (times.executed != 0) {
                 outcomesDoubled++;
             } else {
@@ -359,10 +364,10 @@ public final class ToolStepBench {
         }
 
         private void result(ToolResult result, long now) {
-            if (!ours(result.getSessionId())) {
+            CallTimes times = times(result.getSessionId(), result.getCallId());
+            if (times == null) {
                 return;
             }
-            CallTimes times = calls.computeIfAbsent(result.getCallId(), id -> new CallTimes());
             if (times.resulted != 0) {
                 resultsDoubled++;
                 return;
