@@ -41,7 +41,8 @@ import io.cognitionstreams.worker.WorkerLetters;
  * The executor: reads tool.decisions, runs each approved call whose signature verifies, and writes its result to
  * tool.outcomes, on a {@link ParallelLoop} keyed by session (a tool can run for minutes, which no stream thread may):
  * up to {@code threads} calls of different sessions run at once, a session's calls run in order, and the loop keeps
- * polling while they run, so a slow call holds up only its own session's later calls. At most once per call id,
+ * polling while they run, so a slow call holds up only its own session's later calls. A revoked partition's running
+ * calls may finish first (up to the call timeout, two minutes at most), so a rebalance does not report them unknown. At most once per call id,
  * through the changelogged ledger tool.ledger ({@link CallLedger}):
  * <ol>
  *   <li>A side-effecting call's STARTED entry is committed before the tool starts ({@link ParallelLoop.Work#afterCommit}).</li>
@@ -56,6 +57,9 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, ParallelLo
     private static final String COMPONENT = "executor";
     /** How long a restore waits for a transaction still open on the ledger (ours, from before a crash). */
     private static final Duration OPEN_TRANSACTION_WAIT = Duration.ofSeconds(15);
+    private static final int IN_FLIGHT_PER_THREAD = 4;
+    /** Within Kafka's five-minute poll interval, which the loop's rebalance callback runs inside. */
+    private static final Duration MOST_REVOCATION_GRACE = Duration.ofMinutes(2);
 
     private final Topics topics;
     private final ToolExecution execution;
@@ -97,8 +101,10 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, ParallelLo
             thread.setDaemon(true);
             return thread;
         });
+        // More calls in flight than threads: a call waits for its STARTED mark's transaction before it runs, and
+        // the marks of many calls share one, so the threads are not left idle while marks commit.
         this.loop = new ParallelLoop(COMPONENT, clientConfig, groupId, instanceId, topics.toolDecisions.name(),
-                ParallelLoop.Limits.of(threads), sessionTimeout, this);
+                ParallelLoop.Limits.of(IN_FLIGHT_PER_THREAD * threads), sessionTimeout, this);
     }
 
     @Override
@@ -123,6 +129,13 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, ParallelLo
     @Override
     public void revoked(Collection<TopicPartition> partitions) {
         partitions.forEach(partition -> ledger.revoke(partition.partition()));
+    }
+
+    /** Calls running when their partition goes finish and commit, rather than turn into unknown outcomes. */
+    @Override
+    public Duration revocationGrace() {
+        return execution.callTimeout().compareTo(MOST_REVOCATION_GRACE) < 0 ? execution.callTimeout()
+                : MOST_REVOCATION_GRACE;
     }
 
     @Override

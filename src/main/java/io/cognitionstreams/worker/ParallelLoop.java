@@ -94,6 +94,14 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
         /** The records at {@code offsets} of {@code partition} are done and their outputs committed. */
         default void committed(TopicPartition partition, List<Long> offsets) {
         }
+
+        /**
+         * How long a revocation waits for the revoked partitions' running work to finish, so that it commits rather
+         * than being cancelled and done again by the next owner (none by default: redoing costs only time).
+         */
+        default Duration revocationGrace() {
+            return Duration.ZERO;
+        }
     }
 
     /**
@@ -484,10 +492,21 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
         consumer.pause(wanted);
     }
 
+    /** Waits, at most {@code grace}, until no work of {@code partitions} runs. */
+    private void awaitRunning(Collection<TopicPartition> partitions, Duration grace) {
+        long deadline = System.nanoTime() + grace.toNanos();
+        Set<TopicPartition> going = new HashSet<>(partitions);
+        while (System.nanoTime() < deadline && lanes.values().stream().map(Deque::peek).anyMatch(item ->
+                going.contains(item.partition) && item.future != null && !item.future.isDone())) {
+            sleepQuietly(BUSY_POLL);
+        }
+    }
+
     private final class Listener implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             if (healthy && !partitions.isEmpty()) {
+                awaitRunning(partitions, handler.revocationGrace());
                 drainFinished();
                 commit(false); // marks of the partitions kept are sent by the next commit
             }
