@@ -311,7 +311,7 @@ public final class CognitionRuntime implements AutoCloseable {
         tools.trustedKeys().forEach(file -> trusted.add(Ed25519.readPublicKey(file)));
         ExecutorWorker executor = new ExecutorWorker(client, settings.applicationId() + EXECUTOR,
                 InstanceId.of(settings.stateDir()), topics, new ToolExecution(servers, shell, tools.callTimeout()),
-                new DecisionSignatures.Verifier(trusted), tools.threads(), 100, settings.tuning().sessionTimeout());
+                new DecisionSignatures.Verifier(trusted), tools.threads(), settings.tuning().sessionTimeout());
         LOG.info("executor running {} tools of {} MCP servers ({}){}; approvals signed by key {}", offered.size(),
                 tools.mcpServers().size(), String.join(", ", servers.names()), shell.isPresent() ? " and shell.run"
                         : "", signer.keyId());

@@ -24,13 +24,18 @@ import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.executor.ExecutorSettings;
+import io.cognitionstreams.gatekeeper.ApprovalRule;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.broker.BrokerSettings;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.load.ChatEndpointDouble;
 import io.cognitionstreams.load.EndToEndBench;
 import io.cognitionstreams.load.PeakMemory;
+import io.cognitionstreams.load.StepServer;
+import io.cognitionstreams.load.ToolStepBench;
 import io.cognitionstreams.load.Workload;
+import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.security.Principals;
 import io.cognitionstreams.telemetry.KafkaMetricsBridge;
 import io.cognitionstreams.topics.Topics;
@@ -114,7 +119,32 @@ final class BenchCommand implements Callable<Integer> {
             + "15 s, every request traced and its spans sent over OTLP to a local receiver): what watching costs.")
     boolean observed;
 
+    @Option(names = "--tools", description = "Measures the agent's tool loop instead: sessions that each take "
+            + "--steps steps of tool call, result and next turn through the gatekeeper and the executor, against a "
+            + "fast MCP tool that is run at most once (a line appended to a file) and an endpoint double that calls "
+            + "it natively each turn (after --model-latency, 0s by default); no call waits for the council. Reports "
+            + "each step's overhead (approval to result on tool.results, minus the tool's own time), each hop's "
+            + "latency and steps/s, next to the pass-through, and counts any record or tool run seen twice. --rates "
+            + "are tool calls a second "
+            + "(default with --tools: " + TOOL_RATES + ").")
+    boolean tools;
+
+    @Option(names = "--steps", defaultValue = "5", paramLabel = "N",
+            description = "With --tools: the tool calls each session makes, one a turn (default: ${DEFAULT-VALUE}).")
+    int steps;
+
+    @Option(names = "--slow-call", paramLabel = "DURATION",
+            description = "With --tools: the first session of each rate takes this long over its first step; the "
+                    + "bench reports the other sessions' overhead while it runs.")
+    Duration slowCall;
+
+    private static final String TOOL_RATES = "100,500";
+
     private Settings.ModelSettings modelSettings;
+    /** With --tools: the step server the executor runs, the sessions' skill, and where the server notes steps. */
+    private ExecutorSettings executorSettings = ExecutorSettings.none();
+    private Map<String, Skill> skills = Map.of();
+    private Path stepLog;
 
     /** The secure side's principals: no tenant, and the council roles the profile needs anyway. */
     private static final Principals BENCH_PRINCIPALS = new Principals(List.of(),
@@ -141,13 +171,50 @@ final class BenchCommand implements Callable<Integer> {
             err.println("error: --model-latency starts an endpoint double in place of --model-endpoint; give one");
             return 2;
         }
+        if (tools && (secure || observed || model.endpoint != null)) {
+            err.println("error: --tools runs its own endpoint double on the plain deployment; without --secure, "
+                    + "--observed and --model-endpoint");
+            return 2;
+        }
+        if (steps < 1) {
+            err.println("error: --steps must be at least 1");
+            return 2;
+        }
+        if (tools && !spec.commandLine().getParseResult().hasMatchedOption("--rates")) {
+            rates = List.of(TOOL_RATES.split(",")).stream().map(Integer::valueOf).toList();
+        }
         Path scratch = Files.createTempDirectory("cognition-bench");
         List<Deployment> deployments = new ArrayList<>();
         Optional<BenchObservation> observation = Optional.empty();
-        ChatEndpointDouble endpoint = modelLatency == null ? null : ChatEndpointDouble.start(0, modelLatency);
+        Duration latency = modelLatency == null ? Duration.ZERO : modelLatency;
+        ChatEndpointDouble endpoint = tools ? ChatEndpointDouble.start(0, latency, ToolStepBench.answers(steps))
+                : modelLatency == null ? null : ChatEndpointDouble.start(0, modelLatency);
         modelSettings = endpoint == null ? model.settings() : model.settings(endpoint.baseUrl());
+        if (tools) {
+            stepLog = scratch.resolve("steps.log");
+            Duration slow = slowCall == null ? Duration.ZERO : slowCall;
+            Duration callTimeout = ExecutorSettings.DEFAULT_CALL_TIMEOUT.compareTo(slow.multipliedBy(2)) > 0
+                    ? ExecutorSettings.DEFAULT_CALL_TIMEOUT : slow.multipliedBy(2);
+            // Auto-continue takes the sessions from step to step: each a turn after its result, the last one the
+            // answer.
+            executorSettings = new ExecutorSettings(List.of(StepServer.config(stepLog)), callTimeout,
+                    ExecutorSettings.DEFAULT_THREADS, ExecutorSettings.DEFAULT_MAX_RESULT_BYTES, Optional.empty(),
+                    List.of(), steps, Optional.empty());
+            skills = Map.of(ToolStepBench.SKILL, ToolStepBench.skill(Instant.now()));
+        }
         try {
             deployments.add(deploy("plain", scratch.resolve("plain"), Optional.empty(), runName(), err));
+            if (tools) {
+                List<ToolBenchReport.Row> rows = measureTools(deployments.get(0), err);
+                ToolBenchReport.print(out, rows, String.format("cognition bench --tools: %d steps a session, %d "
+                        + "partitions, exactly_once_v2, commit interval %d ms, %s broker, %d CPUs, %s, executor: %d "
+                        + "threads", steps, partitions, tuning.commitInterval.toMillis(),
+                        deployments.get(0).broker != null ? "embedded" : "external",
+                        Runtime.getRuntime().availableProcessors(), modelDescription(),
+                        executorSettings.threads()), drainTimeout);
+                printPeakMemory(out, deployments.get(0).broker != null);
+                return rows.stream().allMatch(ToolBenchReport.Row::complete) ? 0 : 1;
+            }
             if (observed) {
                 String run = runName();
                 observation = Optional.of(BenchObservation.start(run));
@@ -215,13 +282,15 @@ final class BenchCommand implements Callable<Integer> {
             settings = new Settings(bootstrap, run, dir.resolve("streams"), cluster.registry(),
                     partitions, (short) (broker != null ? 1 : -1), 1, modelSettings,
                     Settings.CompressionSettings.localOnly(), Settings.RoutingSettings.defaults(),
-                    GatekeeperSettings.defaults(), CouncilSettings.defaults(), tuned,
-                    app, ExecutorSettings.none(), memory.settings(), List.of());
+                    // The tool loop without the council: the step tool is not read-only, so risky would gate it.
+                    GatekeeperSettings.defaults().withApproval(tools ? ApprovalRule.Policy.NEVER
+                            : ApprovalRule.Policy.RISKY, GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT),
+                    CouncilSettings.defaults(), tuned, app, executorSettings, memory.settings(), List.of());
             err.printf("bench %s (%s): %s broker at %s, %d partitions, workload %s, commit interval %d ms, %s%n",
                     run, mode, broker != null ? "embedded" : "external", bootstrap, partitions, workload,
                     tuning.commitInterval.toMillis(), modelDescription());
             err.flush();
-            runtime = CognitionRuntime.start(settings, Map.of(), governance);
+            runtime = CognitionRuntime.start(settings, skills, governance);
         } catch (Exception | Error e) {
             if (broker != null) {
                 broker.close();
@@ -257,6 +326,7 @@ final class BenchCommand implements Callable<Integer> {
         private Admin admin;
         private String scratchTopic;
         private Steps steps;
+        private ToolSteps toolSteps;
 
         Deployment(String mode, String run, EmbeddedKafkaBroker broker, CognitionRuntime runtime) {
             this.mode = mode;
@@ -272,6 +342,18 @@ final class BenchCommand implements Callable<Integer> {
             admin.createTopics(List.of(new NewTopic(scratchTopic, Optional.of(partitions), Optional.empty())))
                     .all().get(60, TimeUnit.SECONDS);
             Topics topics = runtime.topics();
+            if (tools) {
+                // A tool call's bytes: the record each step starts with.
+                byte[] call = topics.toolCalls.valueSerde().serializer().serialize(Topics.TOOL_CALLS,
+                        ToolCall.newBuilder().setCallId(run + "-out#1").setSessionId(run + "-s0")
+                                .setCaller(ToolStepBench.SKILL).setSkill(ToolStepBench.SKILL)
+                                .setTool(StepServer.CALLED).setArguments("{\"session\":\"" + run + "-s0\",\"n\":1,"
+                                        + "\"ms\":0}").setTimestamp(Instant.now()).build());
+                toolSteps = new ToolSteps(new ToolStepBench(client, topics, stepLog, spec.commandLine().getErr(),
+                        drainTimeout), BenchCommand.this.steps, raw,
+                        EndToEndBench.passThrough(scratchTopic, call));
+                return;
+            }
             // Same bytes as a pipeline request, so the two differ only in what happens between send and read.
             byte[] value = topics.requests.valueSerde().serializer()
                     .serialize(Topics.COGNITION_REQUESTS, workload.request(run, 0, Instant.now(), turns));
@@ -283,10 +365,15 @@ final class BenchCommand implements Callable<Integer> {
             return steps.row(mode, run + "-" + step, rate, count, warmup);
         }
 
+        ToolBenchReport.Row toolRow(String step, int rate, int sessions, Duration slow, boolean warmup)
+                throws InterruptedException {
+            return toolSteps.row(run + "-" + step, rate, sessions, slow, warmup);
+        }
+
         @Override
         public void close() throws Exception {
             try (Admin closing = admin) {
-                if (steps != null) {
+                if (steps != null || toolSteps != null) {
                     closing.deleteTopics(List.of(scratchTopic)).all().get(60, TimeUnit.SECONDS);
                 }
             } finally {
@@ -342,6 +429,47 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         return rows;
+    }
+
+    /**
+     * Each rate in turn after an unreported warm-up at the first, tool steps then the pass-through at as many calls;
+     * stops after a rate that could not finish.
+     */
+    private List<ToolBenchReport.Row> measureTools(Deployment deployment, PrintWriter err) throws Exception {
+        List<ToolBenchReport.Row> rows = new ArrayList<>();
+        int warmupSessions = (int) (rates.get(0) * warmup.toMillis() / 1000 / steps);
+        if (warmupSessions > 0) {
+            ToolBenchReport.Row warm = deployment.toolRow("warmup", rates.get(0), warmupSessions, Duration.ZERO,
+                    true);
+            if (!warm.complete()) {
+                rows.add(warm);
+                return rows;
+            }
+        }
+        for (int rate : rates) {
+            int sessions = Math.max(1, requests != null ? requests
+                    : (int) (rate * duration.toMillis() / 1000 / steps));
+            ToolBenchReport.Row row = deployment.toolRow(String.valueOf(rate), rate, sessions,
+                    slowCall == null ? Duration.ZERO : slowCall, false);
+            rows.add(row);
+            err.printf("%d calls/s: %.0f steps/s, overhead p99 %d ms; pass-through %.0f/s p99 %d ms%n", rate,
+                    row.tools().perSecond(), row.tools().overhead().p99(), row.raw().perSecond(),
+                    row.raw().latency().p99());
+            err.flush();
+            if (!row.complete()) {
+                break;
+            }
+        }
+        return rows;
+    }
+
+    /** Tool steps and the pass-through at as many calls, at one rate, tool steps first. */
+    private record ToolSteps(ToolStepBench bench, int steps, EndToEndBench rawBench, EndToEndBench.Probe raw) {
+        ToolBenchReport.Row row(String run, int rate, int sessions, Duration slow, boolean warmup)
+                throws InterruptedException {
+            ToolStepBench.Step tools = bench.run(run, rate, sessions, steps, slow);
+            return new ToolBenchReport.Row(tools, rawBench.run(raw, run, rate, tools.expected()), slow, warmup);
+        }
     }
 
     /**
@@ -406,6 +534,10 @@ final class BenchCommand implements Callable<Integer> {
         out.printf("heap in use, most seen during a step: %d MB%n", rows.stream()
                 .mapToLong(row -> Math.max(row.pipeline().peakHeap(), row.raw().peakHeap())).max().orElse(0)
                 / (1024 * 1024));
+        printPeakMemory(out, embedded);
+    }
+
+    private void printPeakMemory(PrintWriter out, boolean embedded) {
         OptionalLong peak = PeakMemory.residentBytes();
         out.printf("peak RSS (VmHWM) of this JVM (%sbench clients): %s; max heap %d MB%n",
                 (embedded ? (modes() ? "two brokers, two apps and " : "broker, app and ")
@@ -416,6 +548,10 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private String modelDescription() {
+        if (tools) {
+            return String.format("model: an endpoint double calling %s natively each turn after %d ms",
+                    StepServer.CALLED, modelLatency == null ? 0 : modelLatency.toMillis());
+        }
         if (modelLatency != null) {
             return String.format("model: an endpoint double answering in %d ms, %d calls in flight at most",
                     modelLatency.toMillis(), modelSettings.concurrency());

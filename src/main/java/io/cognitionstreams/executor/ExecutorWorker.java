@@ -5,19 +5,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Headers;
@@ -38,44 +34,47 @@ import io.cognitionstreams.telemetry.IntervalLog;
 import io.cognitionstreams.telemetry.Tracing;
 import io.cognitionstreams.topics.OutputGuard;
 import io.cognitionstreams.topics.Topics;
-import io.cognitionstreams.worker.TransactionalLoop;
+import io.cognitionstreams.worker.ParallelLoop;
 import io.cognitionstreams.worker.WorkerLetters;
 
 /**
  * The executor: reads tool.decisions, runs each approved call whose signature verifies, and writes its result to
- * tool.outcomes, on a {@link TransactionalLoop} (a tool can run for minutes, which no stream thread may). At most
- * once per call id, through the changelogged ledger tool.ledger ({@link CallLedger}):
+ * tool.outcomes, on a {@link ParallelLoop} keyed by session (a tool can run for minutes, which no stream thread may):
+ * up to {@code threads} calls of different sessions run at once, a session's calls run in order, and the loop keeps
+ * polling while they run, so a slow call holds up only its own session's later calls. A revoked partition's running
+ * calls may finish first (up to the call timeout, two minutes at most), so a rebalance does not report them unknown. At most once per call id,
+ * through the changelogged ledger tool.ledger ({@link CallLedger}):
  * <ol>
- *   <li>A side-effecting call's STARTED entry is committed before the tool starts.</li>
+ *   <li>A side-effecting call's STARTED entry is committed before the tool starts ({@link ParallelLoop.Work#afterCommit}).</li>
  *   <li>Its result, its FINISHED entry and the decision's offset commit together afterwards.</li>
  *   <li>A decision read again with only STARTED behind it (the process died in between) gets an UNKNOWN_OUTCOME
  *       result and is not run again, unless the tool is retry-safe (read-only or idempotent), which runs again.</li>
  * </ol>
- * Calls of different sessions run in parallel; a session's calls run in order. A batch plans by the call timeout:
- * a call that could not finish within the poll's budget is left for the next poll, so the group never takes the
- * partitions away mid-batch.
  */
-public final class ExecutorWorker implements Runnable, AutoCloseable, TransactionalLoop.Handler {
+public final class ExecutorWorker implements Runnable, AutoCloseable, ParallelLoop.Handler {
 
     private static final Logger LOG = LoggerFactory.getLogger(ExecutorWorker.class);
     private static final String COMPONENT = "executor";
     /** How long a restore waits for a transaction still open on the ledger (ours, from before a crash). */
     private static final Duration OPEN_TRANSACTION_WAIT = Duration.ofSeconds(15);
+    private static final int IN_FLIGHT_PER_THREAD = 4;
+    /** Within Kafka's five-minute poll interval, which the loop's rebalance callback runs inside. */
+    private static final Duration MOST_REVOCATION_GRACE = Duration.ofMinutes(2);
 
     private final Topics topics;
     private final ToolExecution execution;
     private final DecisionSignatures.Verifier verifier;
     private final String groupId;
-    private final Map<String, Object> clientConfig;
-    private final TransactionalLoop loop;
+    private final ParallelLoop loop;
     private final ExecutorService pool;
-    private final Duration budget;
+    /** The ledger as committed, and the calls this process took on since: a second decision with an id is refused. */
     private final CallLedger ledger = new CallLedger();
     private final LedgerRestore restore;
-    /** What this process knows better than the ledger topic: calls that ran (or never started) since. */
+    /**
+     * Calls that ran, by their decision's partition and offset, until their result commits: a decision read again
+     * after an aborted transaction gets the result it had, not an unknown outcome.
+     */
     private final Map<String, Settled> settled = new ConcurrentHashMap<>();
-    /** Ledger entries of the transaction in flight, applied to {@link #ledger} once it commits. */
-    private final List<Staged> staged = new ArrayList<>();
     private final IntervalLog refused = new IntervalLog(LOG, "decisions refused (not the gatekeeper's, or "
             + "duplicates)", Duration.ofMinutes(1));
     private final IntervalLog unknown = new IntervalLog(LOG, "calls reported as unknown outcome after a restart",
@@ -85,31 +84,27 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
     private final AtomicInteger executed = new AtomicInteger();
 
     /**
-     * @param instanceId     this process's name across restarts ({@link TransactionalLoop})
-     * @param threads        calls run in parallel, one session each
-     * @param maxPollRecords decisions per transaction
+     * @param instanceId     this process's name across restarts ({@link ParallelLoop})
+     * @param threads        calls run at once, one session each
      * @param sessionTimeout how long a worker that dies for good keeps its partitions
      */
     public ExecutorWorker(Map<String, Object> clientConfig, String groupId, String instanceId, Topics topics,
                           ToolExecution execution, DecisionSignatures.Verifier verifier, int threads,
-                          int maxPollRecords, Duration sessionTimeout) {
+                          Duration sessionTimeout) {
         this.topics = topics;
         this.execution = execution;
         this.verifier = verifier;
         this.groupId = groupId;
-        this.clientConfig = Map.copyOf(clientConfig);
-        // The group takes a partition away after this long without a poll: planned batches stay within half.
-        Duration maxPollInterval = Duration.ofMinutes(5).compareTo(execution.callTimeout().multipliedBy(4)) > 0
-                ? Duration.ofMinutes(5) : execution.callTimeout().multipliedBy(4);
-        this.budget = maxPollInterval.dividedBy(2);
-        this.restore = new LedgerRestore(this.clientConfig, topics, OPEN_TRANSACTION_WAIT);
+        this.restore = new LedgerRestore(Map.copyOf(clientConfig), topics, OPEN_TRANSACTION_WAIT);
         this.pool = Executors.newFixedThreadPool(threads, runnable -> {
             Thread thread = new Thread(runnable, "executor-call");
             thread.setDaemon(true);
             return thread;
         });
-        this.loop = new TransactionalLoop(COMPONENT, clientConfig, groupId, instanceId, topics.toolDecisions.name(),
-                maxPollRecords, maxPollInterval, sessionTimeout, this);
+        // More calls in flight than threads: a call waits for its STARTED mark's transaction before it runs, and
+        // the marks of many calls share one, so the threads are not left idle while marks commit.
+        this.loop = new ParallelLoop(COMPONENT, clientConfig, groupId, instanceId, topics.toolDecisions.name(),
+                ParallelLoop.Limits.of(IN_FLIGHT_PER_THREAD * threads), sessionTimeout, this);
     }
 
     @Override
@@ -136,74 +131,67 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
         partitions.forEach(partition -> ledger.revoke(partition.partition()));
     }
 
+    /** Calls running when their partition goes finish and commit, rather than turn into unknown outcomes. */
     @Override
-    public void committed() {
-        staged.forEach(entry -> ledger.record(entry.partition, entry.callId, entry.entry));
-        staged.forEach(entry -> settled.remove(entry.callId));
-        staged.clear();
+    public Duration revocationGrace() {
+        return execution.callTimeout().compareTo(MOST_REVOCATION_GRACE) < 0 ? execution.callTimeout()
+                : MOST_REVOCATION_GRACE;
     }
 
     @Override
-    public void aborted() {
-        staged.clear();
+    public void committed(TopicPartition partition, List<Long> offsets) {
+        offsets.forEach(offset -> settled.remove(partition.partition() + "@" + offset));
     }
 
     @Override
-    public Map<TopicPartition, Long> process(ConsumerRecords<byte[], byte[]> records,
-                                             TransactionalLoop.Batch batch) {
-        Instant start = Instant.now();
-        List<Step> steps = new ArrayList<>();
-        // The ledger learns of this batch's calls only once they are marked, after planning: within the batch, a
-        // second decision with a call id is caught here.
-        Map<String, Long> planned = new HashMap<>();
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            steps.add(plan(record, start, planned));
+    public ParallelLoop.Work start(ConsumerRecord<byte[], byte[]> record) {
+        Instant now = Instant.now();
+        Step step = plan(record, now);
+        Run run = step.run;
+        if (run == null) {
+            return ParallelLoop.Work.done(step.outputs);
         }
-        List<Step> runs = steps.stream().filter(step -> step.run != null).toList();
-        List<Step> marked = runs.stream().filter(step -> !step.run.retrySafe).toList();
-        if (!marked.isEmpty()) {
-            // Durable before any side effect starts: a crash from here on is reported, never repeated.
-            for (Step step : marked) {
-                batch.send(ledgerRecord(step, CallLedger.started(step.run.entry, step.run.runs, start)));
-            }
-            batch.commitNow();
-            for (Step step : marked) {
-                ledger.record(step.partition, step.run.call.getCallId(),
-                        CallLedger.started(step.run.entry, step.run.runs, start));
-            }
+        if (run.outcome != null) {
+            return ParallelLoop.Work.done(outputs(step));
         }
-        executeAll(runs, start);
+        // Taken from here on: a later decision with this call id is a duplicate (an aborted transaction or a new
+        // assignment reads the ledger again).
+        ToolLedgerEntry started = CallLedger.started(run.entry, run.runs, now);
+        ledger.record(step.partition, run.call.getCallId(), started);
+        if (run.retrySafe) {
+            return ParallelLoop.Work.later(execute(step));
+        }
+        // Durable before the side effect starts: a crash from here on is reported, never repeated.
+        return ParallelLoop.Work.afterCommit(List.of(ledgerRecord(step, started)), () -> execute(step));
+    }
 
-        Map<TopicPartition, Long> leftAt = new HashMap<>();
-        for (Step step : runs) {
-            if (step.run.outcome == null) {
-                leftAt.merge(new TopicPartition(step.topic, step.partition), step.offset, Math::min);
+    @Override
+    public ProducerRecord<byte[], byte[]> failed(ConsumerRecord<byte[], byte[]> record, Throwable error) {
+        return WorkerLetters.deadLetter(topics, record, ErrorKind.PROCESSING, error, COMPONENT, groupId);
+    }
+
+    /** Runs the call on the pool; its outputs once it ran. */
+    private CompletableFuture<List<ProducerRecord<byte[], byte[]>>> execute(Step step) {
+        Run run = step.run;
+        return CompletableFuture.supplyAsync(() -> {
+            Instant startedAt = Instant.now();
+            Outcome outcome;
+            try {
+                outcome = execution.run(run.call, run.target);
+            } catch (RuntimeException e) {
+                LOG.error("tool call {} failed in the executor", run.call.getCallId(), e);
+                outcome = Outcome.unknown("the executor failed during the call: " + e, 0);
             }
-        }
-        for (Step step : steps) {
-            Long left = leftAt.get(new TopicPartition(step.topic, step.partition));
-            boolean ran = step.run != null && step.run.outcome != null;
-            if (step.run != null && !ran) {
-                if (!step.run.retrySafe) {
-                    // Marked STARTED above but never started: unmark, so the next poll runs it.
-                    settled.put(step.run.call.getCallId(), Settled.NOT_STARTED);
-                    stage(batch, step, null);
-                }
-                continue;
-            }
-            if (!ran && left != null && step.offset >= left) {
-                continue; // read again with the calls left for the next poll, and written then
-            }
-            step.outputs.forEach(batch::send);
-            if (ran) {
-                emit(batch, step, step.run.outcome, step.run.startedAt);
-            }
-        }
-        return leftAt;
+            executed.incrementAndGet();
+            run.startedAt = startedAt;
+            run.outcome = ToolExecution.result(run.call, outcome, ToolExecution.executor(run.target), Instant.now());
+            settled.put(step.partition + "@" + step.offset, new Settled(run.outcome, startedAt));
+            return outputs(step);
+        }, pool);
     }
 
     /** What to do with one record; nothing runs yet. */
-    private Step plan(ConsumerRecord<byte[], byte[]> record, Instant now, Map<String, Long> planned) {
+    private Step plan(ConsumerRecord<byte[], byte[]> record, Instant now) {
         Step step = new Step(record.topic(), record.partition(), record.offset());
         step.headers = record.headers();
         ToolDecision decision;
@@ -241,20 +229,12 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
                     new InvalidRecordException("an approved call without a session or a call id"), COMPONENT,
                     groupId));
         }
-        Long first = planned.putIfAbsent(record.partition() + "/" + call.getCallId(), record.offset());
-        if (first != null) {
-            refused.warn(call.getCallId() + ": duplicate");
-            return step.letter(WorkerLetters.deadLetter(topics, record, ErrorKind.VALIDATION,
-                    new InvalidRecordException("refused to execute call id " + call.getCallId() + ": the decision "
-                            + "at offset " + first + " carries it too; a call id runs at most once: give a new call a "
-                            + "new id"), COMPONENT, groupId));
-        }
         boolean retrySafe = execution.retrySafe(decision, target);
         String executor = ToolExecution.executor(target);
         CallLedger.Call entry = new CallLedger.Call(call, executor, record.offset());
         ToolLedgerEntry known = ledger.entry(record.partition(), call.getCallId());
         int runs = known == null ? 1 : known.getRuns() + 1;
-        Settled local = settled.get(call.getCallId());
+        Settled local = settled.get(record.partition() + "@" + record.offset());
         switch (ledger.plan(record.partition(), record.offset(), call.getCallId(), retrySafe)) {
             case DONE -> {
                 return step;
@@ -269,9 +249,6 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
                                 + "; a call id runs at most once: give a new call a new id"), COMPONENT, groupId));
             }
             case REPORT_UNKNOWN -> {
-                if (local == Settled.NOT_STARTED) {
-                    return step.run(new Run(call, target, entry, false, known.getRuns()));
-                }
                 if (local != null) {
                     return step.ran(new Run(call, target, entry, false, known.getRuns()), local);
                 }
@@ -281,7 +258,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
                         ToolExecution.unknownOutcome(call, executor, startedAt, now), startedAt));
             }
             case RERUN -> {
-                if (local != null && local != Settled.NOT_STARTED) {
+                if (local != null) {
                     return step.ran(new Run(call, target, entry, true, known.getRuns()), local);
                 }
                 return step.run(new Run(call, target, entry, true, runs));
@@ -292,51 +269,10 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
         }
     }
 
-    /** Runs every planned call: sessions in parallel, each session's calls in order, within the batch's budget. */
-    private void executeAll(List<Step> runs, Instant start) {
-        Map<String, List<Step>> bySession = new LinkedHashMap<>();
-        for (Step step : runs) {
-            if (step.run.outcome == null) {
-                bySession.computeIfAbsent(step.run.call.getSessionId(), session -> new ArrayList<>()).add(step);
-            }
-        }
-        List<Future<?>> futures = new ArrayList<>();
-        for (List<Step> session : bySession.values()) {
-            futures.add(pool.submit(() -> {
-                for (Step step : session) {
-                    Duration elapsed = Duration.between(start, Instant.now());
-                    if (elapsed.plus(execution.callTimeout()).compareTo(budget) > 0) {
-                        return; // this and the session's later calls wait for the next poll
-                    }
-                    Instant startedAt = Instant.now();
-                    Outcome outcome;
-                    try {
-                        outcome = execution.run(step.run.call, step.run.target);
-                    } catch (RuntimeException e) {
-                        LOG.error("tool call {} failed in the executor", step.run.call.getCallId(), e);
-                        outcome = Outcome.unknown("the executor failed during the call: " + e, 0);
-                    }
-                    executed.incrementAndGet();
-                    step.run.startedAt = startedAt;
-                    step.run.outcome = ToolExecution.result(step.run.call, outcome,
-                            ToolExecution.executor(step.run.target), Instant.now());
-                    settled.put(step.run.call.getCallId(), new Settled(step.run.outcome, startedAt));
-                }
-            }));
-        }
-        for (Future<?> future : futures) {
-            try {
-                future.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while tools ran", e);
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("a session's calls failed in the executor", e.getCause());
-            }
-        }
-    }
-
-    private void emit(TransactionalLoop.Batch batch, Step step, ToolResult result, Instant startedAt) {
+    /** The call's result on tool.outcomes and its FINISHED entry, which commit with the decision's offset. */
+    private List<ProducerRecord<byte[], byte[]>> outputs(Step step) {
+        ToolResult result = step.run.outcome;
+        Instant startedAt = step.run.startedAt;
         String name = topics.toolOutcomes.name();
         byte[] key = step.run.call.getSessionId().getBytes(StandardCharsets.UTF_8);
         byte[] value;
@@ -349,16 +285,10 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
         }
         Tracing.Hop hop = Tracing.continueFrom(step.topic, step.headers, startedAt == null ? result.getTimestamp()
                 : startedAt).executedTool(step.run.call, result);
-        batch.send(hop.inject(new ProducerRecord<>(name, key, value)));
+        ProducerRecord<byte[], byte[]> outcome = hop.inject(new ProducerRecord<>(name, key, value));
         hop.close(result.getTimestamp());
-        stage(batch, step, CallLedger.finished(step.run.entry, result.getStatus(), startedAt == null
-                ? result.getTimestamp() : startedAt, step.run.runs, result.getTimestamp()));
-    }
-
-    /** Sends a ledger entry (null: forget the call) and applies it to the ledger once the transaction commits. */
-    private void stage(TransactionalLoop.Batch batch, Step step, ToolLedgerEntry entry) {
-        batch.send(ledgerRecord(step, entry));
-        staged.add(new Staged(step.partition, step.run.call.getCallId(), entry));
+        return List.of(outcome, ledgerRecord(step, CallLedger.finished(step.run.entry, result.getStatus(),
+                startedAt == null ? result.getTimestamp() : startedAt, step.run.runs, result.getTimestamp())));
     }
 
     /** Into the ledger partition of the decision's own partition, so a partition's owner finds it there. */
@@ -375,12 +305,8 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
         pool.shutdownNow();
     }
 
-    /** Local knowledge of a call that ran (or was never started) and whose ledger entry has not committed yet. */
+    /** Local knowledge of a call that ran and whose result has not committed yet. */
     private record Settled(ToolResult result, Instant startedAt) {
-        static final Settled NOT_STARTED = new Settled(null, null);
-    }
-
-    private record Staged(int partition, String callId, ToolLedgerEntry entry) {
     }
 
     /** A call to run (or that ran) and its result once it has one. Written by one pool thread, then read. */
@@ -402,7 +328,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, Transactio
         }
     }
 
-    /** One record of the batch and what it leads to. */
+    /** One decision and what it leads to. */
     private static final class Step {
         final String topic;
         final int partition;

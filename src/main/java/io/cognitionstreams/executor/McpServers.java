@@ -24,6 +24,7 @@ import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
+import reactor.core.publisher.Mono;
 
 /**
  * The operator's MCP servers, each reached through the official MCP Java SDK: started (stdio) or connected (HTTP),
@@ -349,6 +350,20 @@ public final class McpServers implements AutoCloseable {
             ProcessBuilder builder = new ProcessBuilder();
             builder.environment().clear();
             return builder;
+        }
+
+        /**
+         * One send at a time, as the servers' {@code demo/SerialStdio}: the SDK's outbound sink takes one sender and
+         * gives up after 100 ms of waiting for another ("Failed to enqueue message"), which fails the call, and the
+         * connection with every call in flight on it (unknown outcomes), when a sender is descheduled that long.
+         */
+        @Override
+        public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
+            return Mono.defer(() -> {
+                synchronized (this) {
+                    return Mono.fromFuture(super.sendMessage(message).toFuture());
+                }
+            });
         }
     }
 }

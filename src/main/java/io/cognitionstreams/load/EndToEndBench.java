@@ -75,14 +75,18 @@ public final class EndToEndBench {
                        int doubled, int outOfOrder, long peakHeap) {
     }
 
+    /** What a step sends. */
+    @FunctionalInterface
+    public interface Source {
+        /** Record {@code n} of run {@code run} and the id its answer will carry. */
+        Sent next(String run, long n, long nowMillis);
+    }
+
     /** What a step sends, where its answers appear, and how an answer names the record it answers. */
-    public interface Probe {
+    public interface Probe extends Source {
         String name();
 
         String answerTopic();
-
-        /** Record {@code n} of run {@code run} and the id its answer will carry. */
-        Sent next(String run, long n, long nowMillis);
 
         /** The request an answer record answers, and the record's own id; null for records of other kinds. */
         Answer answer(ConsumerRecord<byte[], byte[]> record);
@@ -177,10 +181,8 @@ public final class EndToEndBench {
         AtomicReference<Exception> sendFailure = new AtomicReference<>();
         long firstSend = System.currentTimeMillis();
         long lastAnswer = firstSend;
-        try (KafkaConsumer<byte[], byte[]> consumer = consumerAtEnd(probe.answerTopic())) {
-            Thread sender = new Thread(() -> send(probe, run, rate, count, sentAt, sessions, sent, sendFailure),
-                    "bench-sender");
-            sender.start();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumerAtEnd(reader, List.of(probe.answerTopic()))) {
+            Thread sender = sender(this.sender, probe, run, rate, count, sentAt, sessions, sent, sendFailure);
             long drainDeadline = Long.MAX_VALUE;
             long nextDraw = 0;
             while (answered.size() < count && System.nanoTime() < drainDeadline && sendFailure.get() == null) {
@@ -215,13 +217,13 @@ public final class EndToEndBench {
                     drainDeadline = System.nanoTime() + drainTimeout.toNanos();
                 }
                 if (System.nanoTime() > nextDraw) {
-                    draw(probe, rate, count, sent.get(), answered.size());
+                    draw(progress, probe.name(), rate, count, sent.get(), answered.size());
                     nextDraw = System.nanoTime() + 250_000_000L;
                 }
             }
             sender.join();
         }
-        clearLine();
+        clearLine(progress);
         if (sendFailure.get() != null) {
             throw new IllegalStateException(probe.name() + " could not send at " + rate + "/s: "
                     + sendFailure.get().getMessage(), sendFailure.get());
@@ -231,19 +233,34 @@ public final class EndToEndBench {
                 outOfOrder, peakHeap);
     }
 
-    private void send(Probe probe, String run, int rate, int count, Map<String, Long> sentAt,
-                      Map<String, String> sessions, AtomicInteger sent, AtomicReference<Exception> failure) {
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(with(sender, ProducerConfig.ACKS_CONFIG,
+    /**
+     * Sends {@code count} records of {@code source} at {@code rate} a second on a thread of its own, started: each
+     * record's id goes into {@code sentAt} with its send time (and its session into {@code sessions}) before it is
+     * sent; a failure to send ends the sending and lands in {@code failure}.
+     */
+    static Thread sender(Map<String, Object> client, Source source, String run, double rate, int count,
+                         Map<String, Long> sentAt, Map<String, String> sessions, AtomicInteger sent,
+                         AtomicReference<Exception> failure) {
+        Thread thread = new Thread(() -> send(client, source, run, rate, count, sentAt, sessions, sent, failure),
+                "bench-sender");
+        thread.start();
+        return thread;
+    }
+
+    private static void send(Map<String, Object> client, Source source, String run, double rate, int count,
+                             Map<String, Long> sentAt, Map<String, String> sessions, AtomicInteger sent,
+                             AtomicReference<Exception> failure) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(with(client, ProducerConfig.ACKS_CONFIG,
                 "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true), new ByteArraySerializer(),
                 new ByteArraySerializer())) {
             long start = System.nanoTime();
             for (long n = 0; n < count; n++) {
-                long wait = start + n * 1_000_000_000L / rate - System.nanoTime();
+                long wait = start + (long) (n * 1e9 / rate) - System.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
                 }
                 long now = System.currentTimeMillis();
-                Sent next = probe.next(run, n, now);
+                Sent next = source.next(run, n, now);
                 if (next.session() != null) {
                     sessions.put(next.id(), next.session());
                 }
@@ -261,13 +278,14 @@ public final class EndToEndBench {
         }
     }
 
-    private KafkaConsumer<byte[], byte[]> consumerAtEnd(String topic) {
+    /** A read_committed consumer of every partition of {@code topics}, at their ends. */
+    static KafkaConsumer<byte[], byte[]> consumerAtEnd(Map<String, Object> reader, List<String> topics) {
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(with(reader,
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                .map(info -> new TopicPartition(topic, info.partition())).toList();
+        List<TopicPartition> partitions = topics.stream().flatMap(topic -> consumer.partitionsFor(topic).stream()
+                .map(info -> new TopicPartition(topic, info.partition()))).toList();
         consumer.assign(partitions);
         consumer.seekToEnd(partitions);
         // seekToEnd is lazy: fix the positions before the first record is sent.
@@ -284,14 +302,15 @@ public final class EndToEndBench {
         return config;
     }
 
-    private void draw(Probe probe, int rate, int count, int sent, int answered) {
-        int filled = count == 0 ? BAR_WIDTH : (int) ((long) answered * BAR_WIDTH / count);
-        progress.printf("\r%-12s %6d/s [%s%s] sent %d/%d, answered %d", probe.name(), rate, "#".repeat(filled),
+    /** The carriage-return progress line of a step. */
+    static void draw(PrintWriter progress, String name, int rate, int count, int sent, int answered) {
+        int filled = count == 0 ? BAR_WIDTH : (int) ((long) Math.min(answered, count) * BAR_WIDTH / count);
+        progress.printf("\r%-12s %6d/s [%s%s] sent %d/%d, answered %d", name, rate, "#".repeat(filled),
                 "-".repeat(BAR_WIDTH - filled), sent, count, answered);
         progress.flush();
     }
 
-    private void clearLine() {
+    static void clearLine(PrintWriter progress) {
         progress.print("\r" + " ".repeat(100) + "\r");
         progress.flush();
     }

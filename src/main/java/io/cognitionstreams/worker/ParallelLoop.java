@@ -3,6 +3,7 @@ package io.cognitionstreams.worker;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
@@ -17,6 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -52,6 +54,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Rebalances: revoked partitions' done work is committed first, what is still running for them is cancelled;
  * assigned partitions start from their committed offset and metadata.
+ *
+ * <p>Side effects that must not run twice ({@link Work#afterCommit}): a record's marks are committed first, in the
+ * next transaction, and its work starts only once that transaction committed. A mark whose transaction aborted, or
+ * whose partition went before it was sent, never starts its work: the record is read again from the last commit.
  */
 public final class ParallelLoop implements Runnable, AutoCloseable {
 
@@ -87,28 +93,61 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
         default void assigned(Collection<TopicPartition> partitions) {
         }
 
-        /** Partitions no longer this loop's: their done work is committed and the rest cancelled. */
+        /**
+         * Partitions no longer this loop's: their done work is committed and the rest cancelled. After an aborted
+         * transaction the assigned partitions are revoked and assigned again: they start over from the last commit.
+         */
         default void revoked(Collection<TopicPartition> partitions) {
+        }
+
+        /** The records at {@code offsets} of {@code partition} are done and their outputs committed. */
+        default void committed(TopicPartition partition, List<Long> offsets) {
+        }
+
+        /**
+         * How long a revocation waits for the revoked partitions' running work to finish, so that it commits rather
+         * than being cancelled and done again by the next owner (none by default: redoing costs only time).
+         */
+        default Duration revocationGrace() {
+            return Duration.ZERO;
         }
     }
 
-    /** One record's work: outputs at once, or a future of them (cancelled when the record's partition goes). */
+    /**
+     * One record's work: outputs at once, or a future of them (cancelled when the record's partition goes), or marks
+     * to commit before the work starts.
+     */
     public static final class Work {
         private final List<ProducerRecord<byte[], byte[]>> outputs;
         private final CompletableFuture<List<ProducerRecord<byte[], byte[]>>> future;
+        private final List<ProducerRecord<byte[], byte[]>> marks;
+        private final Supplier<CompletableFuture<List<ProducerRecord<byte[], byte[]>>>> then;
 
         private Work(List<ProducerRecord<byte[], byte[]>> outputs,
-                     CompletableFuture<List<ProducerRecord<byte[], byte[]>>> future) {
+                     CompletableFuture<List<ProducerRecord<byte[], byte[]>>> future,
+                     List<ProducerRecord<byte[], byte[]>> marks,
+                     Supplier<CompletableFuture<List<ProducerRecord<byte[], byte[]>>>> then) {
             this.outputs = outputs;
             this.future = future;
+            this.marks = marks;
+            this.then = then;
         }
 
         public static Work done(List<ProducerRecord<byte[], byte[]>> outputs) {
-            return new Work(List.copyOf(outputs), null);
+            return new Work(List.copyOf(outputs), null, null, null);
         }
 
         public static Work later(CompletableFuture<List<ProducerRecord<byte[], byte[]>>> outputs) {
-            return new Work(null, outputs);
+            return new Work(null, outputs, null, null);
+        }
+
+        /**
+         * {@code marks} are committed first (in the next transaction, without the record's offset); {@code work}
+         * starts, on the loop's thread, once that transaction committed, and never when it did not.
+         */
+        public static Work afterCommit(List<ProducerRecord<byte[], byte[]>> marks,
+                                       Supplier<CompletableFuture<List<ProducerRecord<byte[], byte[]>>>> work) {
+            return new Work(null, null, List.copyOf(marks), work);
         }
     }
 
@@ -158,6 +197,8 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
     private final Map<Lane, Deque<Item>> lanes = new HashMap<>();
     /** First records of their key, waiting for a place in flight. */
     private final Deque<Item> ready = new ArrayDeque<>();
+    /** Started records whose marks wait for the next transaction, in flight already. */
+    private final List<Item> marking = new ArrayList<>();
     private int inFlight;
     private int changed;
     private long lastCommit = System.nanoTime();
@@ -196,14 +237,17 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
                     consumer.poll(pollTimeout()).forEach(this::admit);
                     drainFinished();
                     startReady();
-                    if (commitDue() && !commit()) {
-                        rewind(consumer.assignment(), true);
+                    if (commitDue() && !commit(true)) {
+                        Set<TopicPartition> assigned = consumer.assignment();
+                        handler.revoked(assigned);
+                        rewind(assigned, true);
+                        handler.assigned(assigned);
                     }
                     pauseOrResume();
                 }
-                // Stopping: what is done is committed, so a successor does not do it again.
+                // Stopping: what is done is committed, so a successor does not do it again; nothing new starts.
                 drainFinished();
-                commit();
+                commit(false);
             } catch (RuntimeException e) {
                 healthy = false;
                 if (running.get()) {
@@ -258,12 +302,36 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
                 LOG.error("{}: starting the work of {} failed", name, item, e);
                 work = Work.done(List.of(handler.failed(item.record, e)));
             }
-            if (work.future == null) {
+            if (work.marks != null) {
+                inFlight++;
+                item.marking = work;
+                marking.add(item);
+            } else if (work.future == null) {
                 finish(item, work.outputs);
             } else {
                 inFlight++;
-                item.future = work.future;
-                work.future.whenComplete((outputs, error) -> finished.add(new Finished(item, outputs, error)));
+                running(item, work.future);
+            }
+        }
+        inFlightGauge.set(inFlight);
+    }
+
+    private void running(Item item, CompletableFuture<List<ProducerRecord<byte[], byte[]>>> future) {
+        item.future = future;
+        future.whenComplete((outputs, error) -> finished.add(new Finished(item, outputs, error)));
+    }
+
+    /** Starts the work of the records whose marks just committed. */
+    private void startMarked(List<Item> marked) {
+        for (Item item : marked) {
+            Work work = item.marking;
+            item.marking = null;
+            try {
+                running(item, work.then.get());
+            } catch (RuntimeException e) {
+                LOG.error("{}: starting the work of {} failed after its marks committed", name, item, e);
+                inFlight--;
+                finish(item, List.of(handler.failed(item.record, e)));
             }
         }
         inFlightGauge.set(inFlight);
@@ -304,21 +372,25 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
         }
     }
 
+    /** Marks are committed at once: their work waits for them. */
     private boolean commitDue() {
-        return changed > 0 && System.nanoTime() - lastCommit >= limits.commitInterval().toNanos();
+        return !marking.isEmpty()
+                || changed > 0 && System.nanoTime() - lastCommit >= limits.commitInterval().toNanos();
     }
 
     /**
-     * Commits every partition's done work with its offset and metadata in one transaction. False when the
-     * transaction was aborted: nothing of it is visible, and the loop reads again from the last commit.
+     * Commits every partition's done work with its offset and metadata in one transaction, and with {@code marks}
+     * the marks waiting, whose work then starts. False when the transaction was aborted: nothing of it is visible,
+     * and the loop reads again from the last commit.
      */
-    private boolean commit() {
+    private boolean commit(boolean marks) {
         lastCommit = System.nanoTime();
         changed = 0;
         Map<TopicPartition, PartitionBook.Commit<List<ProducerRecord<byte[], byte[]>>>> plans = new HashMap<>();
         books.forEach((partition, book) -> book.plan(limits.metadataBudget())
                 .ifPresent(plan -> plans.put(partition, plan)));
-        if (plans.isEmpty()) {
+        List<Item> marked = marks ? List.copyOf(marking) : List.of();
+        if (plans.isEmpty() && marked.isEmpty()) {
             return true;
         }
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
@@ -328,7 +400,10 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
                 plan.outputs().forEach(outputs -> outputs.forEach(output -> WorkerClients.send(producer, output)));
                 offsets.put(partition, new OffsetAndMetadata(plan.base(), plan.metadata()));
             });
-            producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+            marked.forEach(item -> item.marking.marks.forEach(mark -> WorkerClients.send(producer, mark)));
+            if (!offsets.isEmpty()) {
+                producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+            }
             producer.commitTransaction();
         } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException e) {
             throw e;
@@ -340,7 +415,10 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
         plans.forEach((partition, plan) -> {
             books.get(partition).committed(plan);
             committed.addAndGet(plan.offsets().size());
+            handler.committed(partition, plan.offsets());
         });
+        marking.removeAll(marked);
+        startMarked(marked);
         return true;
     }
 
@@ -386,6 +464,9 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
             }
             for (Item item : lane) {
                 item.live = false;
+                if (item.marking != null) {
+                    inFlight--; // its marks were never sent
+                }
                 if (item.future != null) {
                     inFlight--;
                     item.future.cancel(true);
@@ -394,6 +475,7 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
             it.remove();
         }
         ready.removeIf(item -> gone.contains(item.partition));
+        marking.removeIf(item -> gone.contains(item.partition));
         gone.forEach(books::remove);
         inFlightGauge.set(inFlight);
     }
@@ -419,12 +501,23 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
         consumer.pause(wanted);
     }
 
+    /** Waits, at most {@code grace}, until no work of {@code partitions} runs. */
+    private void awaitRunning(Collection<TopicPartition> partitions, Duration grace) {
+        long deadline = System.nanoTime() + grace.toNanos();
+        Set<TopicPartition> going = new HashSet<>(partitions);
+        while (System.nanoTime() < deadline && lanes.values().stream().map(Deque::peek).anyMatch(item ->
+                going.contains(item.partition) && item.future != null && !item.future.isDone())) {
+            sleepQuietly(BUSY_POLL);
+        }
+    }
+
     private final class Listener implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             if (healthy && !partitions.isEmpty()) {
+                awaitRunning(partitions, handler.revocationGrace());
                 drainFinished();
-                commit();
+                commit(false); // marks of the partitions kept are sent by the next commit
             }
             drop(partitions);
             handler.revoked(partitions);
@@ -483,6 +576,8 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
         final TopicPartition partition;
         final Lane lane;
         CompletableFuture<List<ProducerRecord<byte[], byte[]>>> future;
+        /** Its work while its marks wait for a transaction. */
+        Work marking;
         /** Until it finished or its partition went: a late completion of an item no longer live is ignored. */
         volatile boolean live = true;
 

@@ -26,6 +26,26 @@ class BenchCommandIT {
         assertThat(bench.err()).as("the progress line").contains("\r").contains("sent ");
     }
 
+    /**
+     * --tools: sessions that take their steps of tool call, result and next turn through the real gatekeeper and
+     * executor, each hop timed, every call answered and its tool run once.
+     */
+    @Test
+    void measuresToolStepsHopByHopAndCountsEveryRunOnce(EmbeddedKafkaBroker broker) {
+        Cli bench = Cli.run("bench", "--tools", "--bootstrap-servers", broker.bootstrapServers(), "--rates", "10",
+                "--duration", "3s", "--warmup", "0s", "--steps", "3");
+
+        assertThat(bench.exitCode()).as(bench.out() + bench.err()).isZero();
+        // 10 calls/s over 3 s: 10 sessions of 3 steps, every call answered (open 0) on both sides.
+        assertThat(bench.out()).contains("cognition bench --tools: 3 steps a session", "mcp__steps__step")
+                .containsPattern("(?m)^\\s+10\\s+10\\s+30 \\|.*\\s0 \\|.*\\s0$")
+                .containsPattern("(?m)^  decision +\\d+ / \\d+ / \\d+  call on tool.calls")
+                .containsPattern("(?m)^  next request +\\d+ / \\d+ / \\d+  request -> its call")
+                .contains("exactly once: 30 calls expected, 30 results, 30 tool runs; doubled: 0 calls, 0 decisions, "
+                        + "0 outcomes, 0 results, 0 requests, 0 tool runs; 0 unknown outcomes, 0 other failures, 0 "
+                        + "denied");
+    }
+
     /** --secure starts two embedded brokers of its own (it is refused with --bootstrap-servers). */
     @Test
     void measuresSecureModeSideBySideWithPlainOnItsOwnBrokers() {

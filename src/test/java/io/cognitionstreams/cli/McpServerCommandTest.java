@@ -14,12 +14,14 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.executor.McpServers;
 import io.cognitionstreams.executor.Outcome;
 import io.cognitionstreams.executor.demo.WorkspaceServer;
+import io.cognitionstreams.load.StepServer;
 import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.testing.Cli;
 
 /**
  * `cognition mcp-server workspace --root DIR` in its own JVM, spoken to by an MCP client as any client would start it
- * (the executor's client, over stdio): its tools list, a read inside the root, and a read that leads out of it.
+ * (the executor's client, over stdio): its tools list, a read inside the root, and a read that leads out of it; and
+ * the steps server `bench --tools` calls.
  */
 class McpServerCommandTest {
 
@@ -51,6 +53,27 @@ class McpServerCommandTest {
     void anUnknownServerIsRefusedWithTheOnesThereAre(@TempDir Path dir) throws Exception {
         Cli cli = Cli.launch(dir, "mcp-server", "filesystem");
         assertThat(cli.exitCode()).isNotZero();
-        assertThat(cli.err()).contains("no shipped MCP server is named filesystem; there is: workspace");
+        assertThat(cli.err()).contains("no shipped MCP server is named filesystem; there are: workspace, steps");
+    }
+
+    /** `cognition mcp-server steps --log FILE`, as `bench --tools` has the executor start it. */
+    @Test
+    void theStepsServerNotesEachStepAndSaysItMayNotRunTwice(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("steps.log");
+        try (McpServers servers = new McpServers(List.of(StepServer.config(log)), Duration.ofSeconds(60),
+                64 * 1024)) {
+            assertThat(servers.start()).singleElement().satisfies(tool -> {
+                assertThat(tool.name()).isEqualTo(StepServer.CALLED);
+                assertThat(tool.retrySafe()).as("neither read-only nor idempotent").isFalse();
+            });
+            Outcome first = servers.call(StepServer.NAME, StepServer.TOOL, Map.of("session", "b-s0", "n", 1, "ms", 0));
+            assertThat(first.status()).as(first.toString()).isEqualTo(ToolStatus.SUCCEEDED);
+            assertThat(first.text()).isEqualTo("step 1 of b-s0 done");
+            servers.call(StepServer.NAME, StepServer.TOOL, Map.of("session", "b-s0", "n", 2, "ms", 0));
+            assertThat(servers.call(StepServer.NAME, StepServer.TOOL, Map.of("n", "two")).status())
+                    .isEqualTo(ToolStatus.FAILED);
+        }
+        assertThat(Files.readAllLines(log)).containsExactly("b-s0 1", "b-s0 2");
+        assertThat(StepServer.runs(log, "b-")).containsOnly(Map.entry("b-s0 1", 1), Map.entry("b-s0 2", 1));
     }
 }

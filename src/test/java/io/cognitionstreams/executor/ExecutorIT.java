@@ -417,6 +417,30 @@ class ExecutorIT {
     }
 
     /**
+     * A slow call holds up only its own session: another session's call, decided on the same partition while the
+     * slow one runs (its STARTED entry committed), runs and comes back before the slow one ends. (On a loop that
+     * ran a poll's calls before its next poll, the second call waited for the first.)
+     */
+    @Test
+    @Order(6)
+    void aSlowCallHoldsUpOnlyItsOwnSession() throws Exception {
+        String slow = "slow-" + RUN;
+        String quick = sameDecisionsPartition(slow, "quick-");
+        call(slow, "s1", TESTER, "mcp__test__sleep", Map.of("ms", 15_000));
+        Kafka.readUntil(bootstrap, TOPICS.toolLedger, entry -> "s1".equals(entry.getCallId())
+                && slow.equals(entry.getSessionId()), seen -> !seen.isEmpty(), TIMEOUT);
+
+        Path marker = dir.resolve("quick.txt");
+        call(quick, "q1", TESTER, TOUCH, Map.of("file", marker.toString(), "line", "quick"));
+        assertThat(awaitResult(TOPICS.toolResults, "q1", quick).getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
+        assertThat(Kafka.readAll(bootstrap, TOPICS.toolOutcomes, outcome("s1", slow)))
+                .as("the slow call still runs").isEmpty();
+
+        assertThat(awaitResult(TOPICS.toolOutcomes, "s1", slow).getText()).isEqualTo("slept 15000 ms");
+        assertThat(Files.readAllLines(marker)).containsExactly("quick");
+    }
+
+    /**
      * Two calls in flight when the app is killed (SIGKILL: nothing commits), both already past their side effect:
      * after the restart the one neither its skill nor its server declares retry-safe is reported UNKNOWN_OUTCOME
      * and not run again; the one its skill declares retry-safe (SKILL.md retry_safe, signed into the approval) and
@@ -425,10 +449,8 @@ class ExecutorIT {
     @Test
     @Order(7)
     void aCallInFlightWhenTheAppDiesIsReportedUnknownAndNotRunAgainUnlessRetrySafe() throws Exception {
-        // Both approvals signed with the key the app's gatekeeper signs with (and so its executor trusts), and
-        // made visible in one transaction on one partition: one executor poll, both calls in flight at once. (Through
-        // the gatekeeper they could land in two of its transactions, and the executor runs a poll's calls before
-        // its next poll, so the second would wait for the first.)
+        // The approvals signed with the key the app's gatekeeper signs with (and so its executor trusts), and made
+        // visible in one transaction on one partition: all three calls in flight at once.
         String once = "once-" + RUN;
         String safe = sameDecisionsPartition(once, "safe-");
         String hinted = sameDecisionsPartition(once, "hinted-");

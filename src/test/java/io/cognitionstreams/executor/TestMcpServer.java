@@ -11,11 +11,11 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.cognitionstreams.executor.demo.SerialStdio;
 import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 
 /**
@@ -47,7 +47,7 @@ public final class TestMcpServer {
 
     public static void main(String[] args) throws Exception {
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
-        McpSyncServer server = McpServer.sync(new StdioServerTransportProvider(json))
+        McpSyncServer server = McpServer.sync(new SerialStdio(json))
                 .serverInfo("cognition-streams-test", "1")
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
                 .toolCall(tool("touch", "Append a line to a file; sleep after the first.",

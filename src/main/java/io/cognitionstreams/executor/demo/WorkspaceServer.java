@@ -22,7 +22,6 @@ import io.cognitionstreams.executor.McpServerConfig;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 
 /**
@@ -55,7 +54,7 @@ public final class WorkspaceServer {
     /** Serves on stdin/stdout until the client closes them or the process that started this one is gone. */
     public void serve() throws InterruptedException {
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
-        McpSyncServer server = McpServer.sync(new StdioServerTransportProvider(json))
+        McpSyncServer server = McpServer.sync(new SerialStdio(json))
                 .serverInfo("cognition-streams-workspace", "1")
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
                 .toolCall(tool("list_files", "List the files and directories under a directory of the workspace "
