@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -100,12 +101,23 @@ class ExecutorIT {
      * natively.
      */
     private static ModelDouble model;
+    /** The answer to the first request whose messages hold the key; later ones get "RESPONSE: ok". */
+    private static final Map<String, Answer> FIRST_ANSWERS = new ConcurrentHashMap<>();
 
     @BeforeAll
     static void startApp(EmbeddedKafkaBroker broker) throws Exception {
         model = new ModelDouble("/v1/chat/completions");
-        model.otherwise(request -> Answer.json("{\"choices\":[{\"message\":{\"role\":\"assistant\","
-                + "\"content\":\"RESPONSE: ok\"}}]}"));
+        // By prompt, not in turn: the app also answers what other tests left on the shared broker's topics, and
+        // a queued answer would go to whichever request came first.
+        model.otherwise(request -> {
+            String messages = request.body().path("messages").toString();
+            for (Map.Entry<String, Answer> first : FIRST_ANSWERS.entrySet()) {
+                if (messages.contains(first.getKey()) && FIRST_ANSWERS.remove(first.getKey(), first.getValue())) {
+                    return first.getValue();
+                }
+            }
+            return Answer.json("{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"RESPONSE: ok\"}}]}");
+        });
         bootstrap = broker.bootstrapServers();
         asApp = Logins.as(bootstrap, Principals.APP);
         Logins.allowApp(bootstrap, "executor-it-" + RUN);
@@ -138,7 +150,8 @@ class ExecutorIT {
         String session = "native-" + RUN;
         Path marker = dir.resolve("native.txt");
         String firstPrompt = "Touch the marker twice, natively.";
-        model.enqueue(Answer.json("{\"id\":\"chatcmpl-n1\",\"object\":\"chat.completion\",\"choices\":[{"
+        FIRST_ANSWERS.put("twice, natively.", Answer.json("{\"id\":\"chatcmpl-n1\",\"object\":\"chat.completion\","
+                + "\"choices\":[{"
                 + "\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
                 + nativeTouch("call_one", marker, "one") + "," + nativeTouch("call_two", marker, "two") + "]},"
                 + "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":90,\"completion_tokens\":40}}"));
@@ -189,7 +202,8 @@ class ExecutorIT {
     void malformedNativeCallsAreRefusedWithReasonsTheModelReadsAndNeverRun() throws Exception {
         String session = "native-bad-" + RUN;
         Path marker = dir.resolve("native-bad.txt");
-        model.enqueue(Answer.json("{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":null,"
+        FIRST_ANSWERS.put("natively-bad", Answer.json("{\"choices\":[{\"message\":{\"role\":\"assistant\","
+                + "\"content\":null,"
                 + "\"tool_calls\":[{\"id\":\"b1\",\"type\":\"function\",\"function\":{\"name\":\"" + TOUCH
                 + "\",\"arguments\":\"{not json\"}},"
                 + "{\"id\":\"b2\",\"type\":\"function\",\"function\":{\"name\":\"shell_exec\",\"arguments\":"
