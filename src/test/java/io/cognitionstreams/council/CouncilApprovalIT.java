@@ -46,9 +46,9 @@ import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.schema.Vote;
 import io.cognitionstreams.signing.Ed25519;
 import io.cognitionstreams.testing.Cli;
+import io.cognitionstreams.testing.IsolatedBroker;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.Records;
-import io.cognitionstreams.testing.SharedBroker;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -60,7 +60,7 @@ import io.cognitionstreams.topics.Topics;
  * quorum is reduced and the others decide; a forged vote is dead-lettered; and a replay of a session with a gated
  * call opens no proposal. Times are short here (heartbeat timeout 8 s, proposals 20 s), as the flags allow.
  */
-@ExtendWith(SharedBroker.class)
+@ExtendWith(IsolatedBroker.class)
 class CouncilApprovalIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
