@@ -394,13 +394,6 @@ public final class CognitionRuntime implements AutoCloseable {
         }
     }
 
-    static ModelClient modelClient(Settings.ModelSettings model) {
-        if (model.usesReplay()) {
-            return ReplayModel.bundled();
-        }
-        return ModelEndpoints.api(model, model.endpoint().get(), model.modelName().orElse(null));
-    }
-
     public Topics topics() {
         return topics;
     }

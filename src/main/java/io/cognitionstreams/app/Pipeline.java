@@ -90,7 +90,7 @@ public final class Pipeline {
                     .extractive(new ExtractiveSummarizer(EMBEDDER));
             Settings.ModelSettings model = settings.model();
             if (!model.usesReplay()) {
-                ModelClient client = CognitionRuntime.modelClient(model);
+                ModelClient client = ModelEndpoints.api(model, model.endpoint().get(), model.modelName().orElse(null));
                 settings.compression().liteModel().ifPresent(name -> chain.lite(client, name));
                 settings.compression().primeModel().ifPresent(name -> chain.prime(client, name));
             }
@@ -150,8 +150,8 @@ public final class Pipeline {
         // here only, so a bad record on it is this capability's to dead-letter.
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
                 AssemblyTopology.build(builder, topics, parts.assembler(), parts.memoryModel(),
-                        parts.autoContinueSteps(), parts.budgets(), parts.memory().retention(), parts.memory().shelves(),
-                        parts.seal()),
+                        parts.autoContinueSteps(), parts.budgets(), parts.memory().retention(),
+                        parts.memory().shelves(), parts.seal()),
                 topics -> Set.of(Topics.LLM_OUTPUTS, Topics.COGNITION_MEMORY)));
         capabilities.put(RoutingTopology.NAME, new Capability((builder, topics) ->
                 RoutingTopology.build(builder, topics, parts.router(), parts.seal()), topics -> Set.of()));
