@@ -163,7 +163,10 @@ public final class CognitionRuntime implements AutoCloseable {
             Publisher.publish(publisher, topics.skills, skills);
         }
         publishDefaultPersonas(publisher, topics);
-        Pipeline.Parts parts = Pipeline.Parts.of(settings);
+        // An endpoint's outages stall its calls rather than fail them; the replay model has none. One client per
+        // endpoint, shared by the model worker, the compression tiers and the council's role workers.
+        ModelEndpoints endpoints = new ModelEndpoints(settings.model());
+        Pipeline.Parts parts = Pipeline.Parts.of(settings, endpoints);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
         Map<String, RestoreLog> restoreLogs = new LinkedHashMap<>();
         for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
@@ -194,9 +197,6 @@ public final class CognitionRuntime implements AutoCloseable {
                 configureStreamsGroups(admin, settings, streams.keySet());
             }
         }
-        // An endpoint's outages stall its calls rather than fail them; the replay model has none. One client per
-        // endpoint, shared with the council's role workers that vote with the same endpoint.
-        ModelEndpoints endpoints = new ModelEndpoints(settings.model());
         ModelClient model = settings.model().usesReplay() ? ReplayModel.bundled()
                 : settings.model().modelName().map(name -> ModelEndpoints.answeringAs(
                         endpoints.at(settings.model().endpoint().get()), name))
@@ -533,13 +533,13 @@ public final class CognitionRuntime implements AutoCloseable {
                 LOG.warn("closing {}: {}", running.thread().getName(), e.toString());
             }
         }
-        // After the loops: a call a loop gave up on then reaches no one.
-        endpoints.close();
         // Close them all at once: each waits for its threads to commit, and they do not depend on each other.
         // Static members stay in their groups unless they leave: leaving, an instance that stops hands its tasks
         // to the others at once.
         streams.values().forEach(app -> app.close(leaving(Duration.ZERO)));
         streams.values().forEach(app -> app.close(leaving(Duration.ofSeconds(30))));
+        // After every caller (the loops, the compression tiers): a call given up on then reaches no one.
+        endpoints.close();
         try {
             if (!transactionsDrain.isZero() && !transactionsDrain.isNegative()) {
                 transactionWatch.awaitNoneInFlight(transactionsDrain);

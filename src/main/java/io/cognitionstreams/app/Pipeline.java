@@ -84,13 +84,16 @@ public final class Pipeline {
                     Settings.MemorySettings.defaults(), Settings.Provider.defaults().tools());
         }
 
-        /** With the Lite and Prime compression tiers when the settings name them. */
-        public static Parts of(Settings settings) {
+        /**
+         * With the Lite and Prime compression tiers when the settings name them, calling the model endpoint through
+         * its shared client in {@code endpoints} ({@link ModelEndpoints#unlessDown}).
+         */
+        public static Parts of(Settings settings, ModelEndpoints endpoints) {
             CompressionChain.Builder chain = CompressionChain.builder()
                     .extractive(new ExtractiveSummarizer(EMBEDDER));
             Settings.ModelSettings model = settings.model();
             if (!model.usesReplay()) {
-                ModelClient client = ModelEndpoints.api(model, model.endpoint().get(), model.modelName().orElse(null));
+                ModelClient client = endpoints.unlessDown(model.endpoint().get());
                 settings.compression().liteModel().ifPresent(name -> chain.lite(client, name));
                 settings.compression().primeModel().ifPresent(name -> chain.prime(client, name));
             }

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.app.ModelEndpoints;
 import io.cognitionstreams.app.Pipeline;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.app.StreamsSettings;
@@ -65,7 +66,7 @@ class AnswerStreamsIT {
         String run = UUID.randomUUID().toString().substring(0, 8);
         Settings settings = Logins.app(Settings.local(bootstrap, "streams-it-" + run, dir)
                 .withTenants(List.of(TENANT)));
-        Pipeline.Parts parts = Pipeline.Parts.of(settings);
+        Pipeline.Parts parts = Pipeline.Parts.of(settings, new ModelEndpoints(settings.model()));
         Topics topics = Drivers.topics(List.of(TENANT));
         try (Admin admin = Admin.create(settings.clientConfig())) {
             TopicProvisioner.ensure(admin, topics, settings.partitions(), settings.replicationFactor());
