@@ -388,8 +388,8 @@ final class BenchCommand implements Callable<Integer> {
     /** One offered rate measured both ways; {@code warmup} marks a warm-up that could not drain. */
     private record Row(String mode, EndToEndBench.Step pipeline, EndToEndBench.Step raw, boolean warmup) {
         boolean complete() {
-            return pipeline.answered() == pipeline.sent() && raw.answered() == raw.sent() && pipeline.doubled() == 0
-                    && pipeline.outOfOrder() == 0;
+            return pipeline.answered() == pipeline.sent() && raw.answered() == raw.sent() && pipeline.doubled().isEmpty()
+                    && raw.doubled().isEmpty() && pipeline.outOfOrder() == 0;
         }
     }
 
@@ -527,10 +527,14 @@ final class BenchCommand implements Callable<Integer> {
                     + "%d/s here, so no higher rate was tried%s%n", drainTimeout.toSeconds(),
                     last.pipeline().offeredRate(), last.warmup() ? " (* the warm-up already fell behind)" : "");
         }
-        int doubled = rows.stream().mapToInt(row -> row.pipeline().doubled() + row.raw().doubled()).sum();
+        List<String> doubled = rows.stream().flatMap(row -> Stream.concat(
+                row.pipeline().doubled().stream().map(where -> "pipeline " + where),
+                row.raw().doubled().stream().map(where -> "pass-through " + where))).toList();
         int outOfOrder = rows.stream().mapToInt(row -> row.pipeline().outOfOrder()).sum();
         out.printf("exactly once: %d answers doubled, %d answers before an earlier request of their session%n",
-                doubled, outOfOrder);
+                doubled.size(), outOfOrder);
+        // Where each was read twice tells a write that happened twice from a reader that read one twice.
+        doubled.stream().limit(10).forEach(where -> out.printf("  doubled: %s%n", where));
         out.printf("heap in use, most seen during a step: %d MB%n", rows.stream()
                 .mapToLong(row -> Math.max(row.pipeline().peakHeap(), row.raw().peakHeap())).max().orElse(0)
                 / (1024 * 1024));

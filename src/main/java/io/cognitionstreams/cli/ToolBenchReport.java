@@ -15,7 +15,7 @@ final class ToolBenchReport {
     /** One offered rate: the tool steps and the pass-through at as many calls; {@code warmup} marks a warm-up. */
     record Row(ToolStepBench.Step tools, EndToEndBench.Step raw, Duration slow, boolean warmup) {
         boolean complete() {
-            return tools.complete() && raw.answered() == raw.sent() && raw.doubled() == 0;
+            return tools.complete() && raw.answered() == raw.sent() && raw.doubled().isEmpty();
         }
     }
 

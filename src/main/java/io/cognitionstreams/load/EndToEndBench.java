@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -67,12 +68,14 @@ public final class EndToEndBench {
     /**
      * One offered load's outcome; {@code perSecond} is answers over the time from first send to last answer.
      *
-     * @param doubled    answers that came again for a request already answered
+     * @param doubled    answers that came again for a request already answered, each as the answer's id and where
+     *                   it was read both times ({@code id: topic-partition@offset, then ...}): the same offset twice
+     *                   is the reader's doing, two offsets a write that happened twice
      * @param outOfOrder answers that came before the answer to an earlier request of their session
      * @param peakHeap   the most heap in use the bench saw during the step, in bytes (sampled as answers arrive)
      */
     public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency,
-                       int doubled, int outOfOrder, long peakHeap) {
+                       List<String> doubled, int outOfOrder, long peakHeap) {
     }
 
     /** What a step sends. */
@@ -171,9 +174,9 @@ public final class EndToEndBench {
         Map<String, String> sessions = new ConcurrentHashMap<>();
         Latencies latencies = new Latencies();
         Set<String> answered = new HashSet<>();
-        Set<String> answerIds = new HashSet<>();
+        Map<String, String> answerIds = new HashMap<>();
         Map<String, Long> lastAnsweredTurn = new HashMap<>();
-        int doubled = 0;
+        List<String> doubled = new ArrayList<>();
         int outOfOrder = 0;
         long peakHeap = 0;
         Runtime heap = Runtime.getRuntime();
@@ -193,8 +196,10 @@ public final class EndToEndBench {
                     if (sentMillis == null) {
                         continue;
                     }
-                    if (!answerIds.add(answer.id())) {
-                        doubled++;
+                    String readAt = record.topic() + "-" + record.partition() + "@" + record.offset();
+                    String first = answerIds.putIfAbsent(answer.id(), readAt);
+                    if (first != null) {
+                        doubled.add(answer.id() + ": " + first + ", then " + readAt);
                         continue;
                     }
                     String id = answer.requestId();
@@ -229,8 +234,8 @@ public final class EndToEndBench {
                     + sendFailure.get().getMessage(), sendFailure.get());
         }
         double seconds = Math.max(1, lastAnswer - firstSend) / 1000.0;
-        return new Step(rate, sent.get(), answered.size(), answered.size() / seconds, latencies.summary(), doubled,
-                outOfOrder, peakHeap);
+        return new Step(rate, sent.get(), answered.size(), answered.size() / seconds, latencies.summary(),
+                List.copyOf(doubled), outOfOrder, peakHeap);
     }
 
     /**
