@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.MetricsReporter;
 import org.junit.jupiter.api.Test;
@@ -21,11 +22,13 @@ import org.junit.jupiter.api.io.TempDir;
 import io.cognitionstreams.testing.Cli;
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.clients.ClientProperties;
 import io.cognitionstreams.executor.ExecutorSettings;
 import io.cognitionstreams.executor.TestMcpServer;
 import io.cognitionstreams.serde.json.JsonAvro;
+import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
 
@@ -72,6 +75,15 @@ class CommandConfigIT {
         Path line = Files.writeString(dir.resolve("request.jsonl"), JsonAvro.toJson(Records.request(session,
                 "Plan the deploy of release 2.4.0.").setTimestamp(Instant.now()).build()) + "\n");
 
+        // The app's topics first, as the app makes them: otherwise `produce` below may be the first to write
+        // cognition.requests, the broker creates it with its default single partition, and the app then refuses to
+        // start beside a memory topic of three (whichever test of the shared broker ran first decides).
+        Settings local = Settings.local(bootstrap, "config-" + UUID.randomUUID().toString().substring(0, 8),
+                dir.resolve("state"));
+        try (Admin admin = Admin.create(local.clientConfig())) {
+            TopicProvisioner.ensure(admin, Drivers.topics(), local.partitions(), local.replicationFactor());
+        }
+
         CONFIGURED.clear();
         assertThat(Cli.run("topics", "--describe", "--bootstrap-servers", bootstrap, "--command-config",
                 file.toString()).exitCode()).isZero();
@@ -87,8 +99,7 @@ class CommandConfigIT {
         assertThat(CONFIGURED).as("the consumer").anyMatch(id -> id.startsWith("consumer-"));
 
         CONFIGURED.clear();
-        String app = "config-" + UUID.randomUUID().toString().substring(0, 8);
-        Settings local = Settings.local(bootstrap, app, dir.resolve("state"));
+        String app = local.applicationId();
         Settings settings = local.withClient(ClientProperties.load(file, Map.of()), local.tuning())
                 .withExecutor(new ExecutorSettings(List.of(TestMcpServer.config("test")),
                         ExecutorSettings.DEFAULT_CALL_TIMEOUT, 1, ExecutorSettings.DEFAULT_MAX_RESULT_BYTES,
