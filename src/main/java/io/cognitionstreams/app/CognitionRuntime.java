@@ -80,6 +80,8 @@ public final class CognitionRuntime implements AutoCloseable {
     /** How long the readiness check waits for the brokers; a probe given less time counts the wait as a failure. */
     private static final Duration BROKER_CHECK = Duration.ofSeconds(2);
     private static final Duration WATCH_LOOK = Duration.ofSeconds(10);
+    /** How long a stop waits for each capability to commit, close its stores and leave its groups. */
+    private static final Duration CAPABILITY_CLOSE = Duration.ofSeconds(30);
 
     private final Settings settings;
     private final Topics topics;
@@ -537,7 +539,14 @@ public final class CognitionRuntime implements AutoCloseable {
         // Static members stay in their groups unless they leave: leaving, an instance that stops hands its tasks
         // to the others at once.
         streams.values().forEach(app -> app.close(leaving(Duration.ZERO)));
-        streams.values().forEach(app -> app.close(leaving(Duration.ofSeconds(30))));
+        streams.forEach((capability, app) -> {
+            if (!app.close(leaving(CAPABILITY_CLOSE))) {
+                // Its threads are still committing and closing their stores when the process ends: what they leave
+                // unclosed, the next start restores from the changelogs.
+                LOG.warn("{} did not stop within {} s (still {}): its tasks may be restored from their changelogs "
+                        + "at the next start", capability, CAPABILITY_CLOSE.toSeconds(), app.state());
+            }
+        });
         // After every caller (the loops, the compression tiers): a call given up on then reaches no one.
         endpoints.close();
         try {

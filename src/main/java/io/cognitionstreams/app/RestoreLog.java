@@ -1,6 +1,8 @@
 package io.cognitionstreams.app;
 
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -12,19 +14,25 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells at INFO, each time a capability is RUNNING, how long it took since it started or last rebalanced, and what
- * it restored into its stores meanwhile (records, stores, the time from the first restore's start to the last's
- * end): a restart's timeline, in the log an operator reads (docs/operations.md, "Starting and stopping").
+ * it restored into its stores meanwhile (records per store, the time from the first restore's start to the last's
+ * end, and which of its tasks' stores were restored from the start of their changelogs rather than from where they
+ * stopped): a restart's timeline, in the log an operator reads (docs/operations.md, "Starting again").
  */
 final class RestoreLog implements StateRestoreListener, KafkaStreams.StateListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(RestoreLog.class);
+    /** What Kafka Streams names the changelog topic of a task's store with; global stores read their own topic. */
+    private static final String CHANGELOG_SUFFIX = "-changelog";
 
     private final String capability;
     private final AtomicLong since = new AtomicLong(System.nanoTime());
     private final AtomicLong records = new AtomicLong();
     private final AtomicLong firstStart = new AtomicLong();
     private final AtomicLong lastEnd = new AtomicLong();
-    private final Set<String> stores = new TreeSet<>();
+    /** Records restored per store since the capability last ran; guarded by itself. */
+    private final Map<String, Long> stores = new TreeMap<>();
+    /** The tasks' stores restored from offset 0 of their changelog (global stores always are): guarded by stores. */
+    private final Set<String> fromTheStart = new TreeSet<>();
 
     RestoreLog(String capability) {
         this.capability = capability;
@@ -35,19 +43,27 @@ final class RestoreLog implements StateRestoreListener, KafkaStreams.StateListen
         if (newState == KafkaStreams.State.REBALANCING && oldState == KafkaStreams.State.RUNNING) {
             since.set(System.nanoTime());
         } else if (newState == KafkaStreams.State.RUNNING) {
-            long restored = records.getAndSet(0);
-            long tookMs = (System.nanoTime() - since.get()) / 1_000_000;
-            synchronized (stores) {
-                if (restored > 0) {
-                    LOG.info("{} running ({} ms), having restored {} records into {} in {} ms", capability, tookMs,
-                            restored, stores, (lastEnd.get() - firstStart.get()) / 1_000_000);
-                } else {
-                    LOG.info("{} running ({} ms), nothing to restore", capability, tookMs);
-                }
-                stores.clear();
-            }
-            firstStart.set(0);
+            LOG.info(running());
         }
+    }
+
+    /** What the capability restored since it last ran, said as it runs again; and forgotten, for the next time. */
+    String running() {
+        long restored = records.getAndSet(0);
+        long tookMs = (System.nanoTime() - since.get()) / 1_000_000;
+        String line;
+        synchronized (stores) {
+            stores.values().removeIf(count -> count == 0);
+            fromTheStart.retainAll(stores.keySet());
+            line = restored == 0 ? capability + " running (" + tookMs + " ms), nothing to restore"
+                    : capability + " running (" + tookMs + " ms), having restored " + restored + " records into "
+                            + stores + " in " + (lastEnd.get() - firstStart.get()) / 1_000_000 + " ms"
+                            + (fromTheStart.isEmpty() ? "" : "; from the start of their changelogs: " + fromTheStart);
+            stores.clear();
+            fromTheStart.clear();
+        }
+        firstStart.set(0);
+        return line;
     }
 
     /** Records restored since the capability last ran. */
@@ -59,13 +75,21 @@ final class RestoreLog implements StateRestoreListener, KafkaStreams.StateListen
     public void onRestoreStart(TopicPartition partition, String store, long startingOffset, long endingOffset) {
         firstStart.compareAndSet(0, System.nanoTime());
         synchronized (stores) {
-            stores.add(store);
+            stores.putIfAbsent(store, 0L);
+            // A task's store resumes after the offset it stopped at; from 0 it had none (a first start, a wiped state
+            // directory, a task corrupted by a crash).
+            if (startingOffset == 0 && partition.topic().endsWith(CHANGELOG_SUFFIX)) {
+                fromTheStart.add(store);
+            }
         }
     }
 
     @Override
     public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long numRestored) {
         records.addAndGet(numRestored);
+        synchronized (stores) {
+            stores.merge(store, numRestored, Long::sum);
+        }
     }
 
     @Override

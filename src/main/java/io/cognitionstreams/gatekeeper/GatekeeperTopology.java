@@ -21,6 +21,7 @@ import io.cognitionstreams.skills.SkillsStore;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.Outputs;
+import io.cognitionstreams.topology.WindowStores;
 
 /**
  * Gatekeeper filtering, wiring {@link GatekeeperSessions} to its topics and its store:
@@ -80,8 +81,8 @@ public final class GatekeeperTopology {
 
         // Keyed <session>/<call id>, so a replayed call (same session) finds its original's result and END_SESSION
         // forgets a session's results with one key range; each kept under the stream time it was recorded at.
-        builder.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(RESULTS_STORE,
-                settings.resultsRetention(), settings.resultsRetention(), false), Serdes.String(),
+        builder.addStateStore(Stores.windowStoreBuilder(WindowStores.persistent(RESULTS_STORE,
+                settings.resultsRetention(), settings.resultsRetention()), Serdes.String(),
                 topics.serde(ToolResult.class)));
 
         // All three inputs are keyed by session and share the stores, so they form one sub-topology whose task for

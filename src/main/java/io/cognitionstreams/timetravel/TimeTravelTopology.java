@@ -29,6 +29,7 @@ import io.cognitionstreams.telemetry.IntervalLog;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.topology.CouncilSeal;
 import io.cognitionstreams.topology.Outputs;
+import io.cognitionstreams.topology.WindowStores;
 
 /**
  * Checkpoints and seed 001's AutoFix loop. Every packet on cognition.packets becomes a checkpoint; every answer on
@@ -64,8 +65,8 @@ public final class TimeTravelTopology {
                              CouncilSeal seal) {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(CHECKPOINT_STORE),
                 Serdes.String(), topics.checkpoints.valueSerde()));
-        builder.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore(REQUEST_STORE,
-                REQUEST_RETENTION, REQUEST_RETENTION, false), Serdes.String(), topics.requests.valueSerde()));
+        builder.addStateStore(Stores.windowStoreBuilder(WindowStores.persistent(REQUEST_STORE,
+                REQUEST_RETENTION, REQUEST_RETENTION), Serdes.String(), topics.requests.valueSerde()));
         IntervalLog unchecked = new IntervalLog(LoggerFactory.getLogger(TimeTravelTopology.class),
                 "answers not checked against a contract, their packets have no checkpoint", Duration.ofMinutes(1));
 

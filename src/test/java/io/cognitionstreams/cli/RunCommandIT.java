@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,8 +23,9 @@ import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
 
 /**
- * The README's run command, twice on one data directory: the second run finds the first run's data. The second one
- * streams answers and holds sessions to a token budget, which stops the inspector session's loop.
+ * The README's run command, twice on one data directory: the second run finds the first run's data, and resumes
+ * every task from the state stores the first one's clean stop left. The second one streams answers and holds sessions
+ * to a token budget, which stops the inspector session's loop.
  */
 class RunCommandIT {
 
@@ -33,7 +38,14 @@ class RunCommandIT {
     @Test
     void theDemoRunsEndToEndAndARestartKeepsTopicsAndCommittedData() throws IOException {
         Cli first = runDemo();
+        Map<Path, String> storesAfterTheStop = stores();
         Cli second = runDemo("--model-stream", "--session-token-budget", TOKEN_BUDGET);
+
+        // A clean stop leaves every task resumable: the restart opens the stores it left, not fresh ones that a task
+        // wiped as corrupted and restored from its changelogs would have (each RocksDB instance's IDENTITY is made
+        // when it is created).
+        assertThat(storesAfterTheStop).as("the stores the first run left").isNotEmpty();
+        assertThat(stores()).as("the stores after the restart").containsAllEntriesOf(storesAfterTheStop);
 
         for (Cli run : new Cli[] {first, second}) {
             assertThat(run.exitCode()).as(run.err()).isZero();
@@ -92,6 +104,21 @@ class RunCommandIT {
                     "demo-triage", "--bootstrap-servers", bootstrap, "--timeout", "2s");
             assertThat(follow.out()).containsPattern("demo-triage  \\S+#\\d+  I could reproduce the crash")
                     .contains("[REDACTED:EMAIL]").doesNotContain("@");
+        }
+    }
+
+    /** Every RocksDB instance of the capabilities' tasks (global stores aside), and the identity it was created with. */
+    private Map<Path, String> stores() throws IOException {
+        Path streams = dataDir.resolve("streams");
+        try (Stream<Path> files = Files.walk(streams)) {
+            Map<Path, String> identities = new TreeMap<>();
+            for (Path identity : files.filter(file -> file.getFileName().toString().equals("IDENTITY")).toList()) {
+                Path store = streams.relativize(identity.getParent());
+                if (!store.getName(1).toString().equals("global")) {
+                    identities.put(store, Files.readString(identity).strip());
+                }
+            }
+            return identities;
         }
     }
 

@@ -38,15 +38,19 @@ final class ChildApp {
     static final String RUNNING = "cognition streams running (";
     private static final List<String> MILESTONES = List.of(BROKER_STARTING, BROKER_UP, RUNNING);
 
+    /** How long a stop or a kill waits for the last lines of an ended child to reach the log. */
+    private static final Duration LOG_DRAIN = Duration.ofSeconds(10);
+
     private final Process process;
     private final Path log;
+    private final Thread pump;
     private final CountDownLatch running = new CountDownLatch(1);
     private final Map<String, Long> printed = new ConcurrentHashMap<>();
 
     private ChildApp(Process process, Path log) {
         this.process = process;
         this.log = log;
-        Thread pump = new Thread(() -> pump(log), "child-app-log");
+        this.pump = new Thread(() -> pump(log), "child-app-log");
         pump.setDaemon(true);
         pump.start();
     }
@@ -94,15 +98,22 @@ final class ChildApp {
     void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
+        pump.join(LOG_DRAIN.toMillis());
     }
 
-    /** SIGTERM: the shutdown hook closes the app, committing what it has done. @return the exit code */
+    /**
+     * SIGTERM: the shutdown hook closes the app, committing what it has done. Returns once what the child wrote
+     * (its stop's own lines last) is in the log. @return the exit code
+     */
     int stop() throws InterruptedException {
-        process.destroy();
+        // Through the handle: Process.destroy() also closes our end of the child's output right after the signal,
+        // and every line of its stop (it logs how each step went) was lost.
+        process.toHandle().destroy();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             process.waitFor();
         }
+        pump.join(LOG_DRAIN.toMillis());
         return process.exitValue();
     }
 
@@ -161,8 +172,9 @@ final class ChildApp {
                 out.write(line);
                 out.write('\n');
                 if (line.contains(RUNNING)) {
-                    running.countDown();
+                    // Flushed first: who waits for the start reads what it logged.
                     out.flush();
+                    running.countDown();
                 }
             }
         } catch (IOException e) {

@@ -67,6 +67,8 @@ final class ScaleRun {
     /** The sessions of the probes' new sessions and of the restart's request: past any run's own. */
     private static final long PROBE_SESSIONS = 10_000_000L;
     private static final long RESTART_SESSION = 9_999_999L;
+    /** How the app's RestoreLog names the stores a start restored from the beginning of their changelogs. */
+    private static final String FROM_THE_START = "from the start of their changelogs";
 
     @Command(name = "bin/scale", description = "Sessions at scale on `cognition run` with its default heap: a "
             + "backlog answered exactly once with peak heap and RSS, a restart timed, and optionally latency probes "
@@ -183,7 +185,9 @@ final class ScaleRun {
             return exact;
         } finally {
             heap.stop();
-            app.kill();
+            // A clean stop, so that a later run on the same --dir starts as after any SIGTERM (a kill here made its
+            // first start look like a restart after a clean stop that restored every task).
+            app.stop();
         }
     }
 
@@ -195,6 +199,7 @@ final class ScaleRun {
         log.printf("stopped (exit %d) in %.1f s; that run's peak RSS %,d MiB, %s%n", exit, seconds(stopping), rss,
                 heap.describe());
         heap.stop();
+        long logFrom = Files.size(appLog);
         long starting = System.nanoTime();
         app = ChildApp.run(appLog, LAUNCHER_DEFAULTS, args);
         heap.watch(app.pid());
@@ -214,6 +219,14 @@ final class ScaleRun {
         log.printf("restart on the same directories: first answer %.1f s after the start (broker up at %s, request "
                 + "written at %.1f s, every capability running at %s)%n", seconds(starting), since(starting,
                 ChildApp.BROKER_UP), written, since(starting, ChildApp.RUNNING));
+        app.requireRunning(START_TIMEOUT);
+        String started = ChildApp.logSince(appLog, logFrom);
+        RestartRun.Restored restored = RestartRun.Restored.from(started);
+        log.printf("  restored %,d records, the longest capability's restore %.1f s%n", restored.records(),
+                restored.seconds());
+        // After a clean stop every task resumes where it stopped: a store restored from the start of its changelog
+        // is a task that lost its place (docs/reliability.md, "What a clean stop guarantees").
+        started.lines().filter(line -> line.contains(FROM_THE_START)).forEach(line -> log.println("  " + line));
     }
 
     /** Bulk sessions up to {@code --sessions}, with a latency probe at every tenfold size from 1,000. */
