@@ -71,4 +71,26 @@ public final class TokenCounter {
         }
         return decoded.substring(0, end);
     }
+
+    /** The longest suffix of {@code text} that fits in {@code maxTokens}, cut on a character boundary. */
+    public String suffix(String text, int maxTokens) {
+        if (maxTokens <= 0 || text.isEmpty()) {
+            return "";
+        }
+        IntArrayList tokens = encoding.encodeOrdinary(text);
+        if (tokens.size() <= maxTokens) {
+            return text;
+        }
+        IntArrayList tail = new IntArrayList(maxTokens);
+        for (int i = tokens.size() - maxTokens; i < tokens.size(); i++) {
+            tail.add(tokens.get(i));
+        }
+        String decoded = encoding.decode(tail);
+        // As in prefix: a multi-byte character cut at the front decodes to U+FFFD.
+        int start = 0;
+        while (start < decoded.length() && decoded.charAt(start) == '\uFFFD') {
+            start++;
+        }
+        return decoded.substring(start);
+    }
 }

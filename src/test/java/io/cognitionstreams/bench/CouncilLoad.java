@@ -69,9 +69,11 @@ public final class CouncilLoad {
             // Warm up: one call decided end to end, so the figures leave out the start.
             Map<String, Long> sentAt = new HashMap<>();
             send(producer, topics, "warm-up", "warm-up-s", sentAt);
-            drain(consumer, topics, sentAt, new ArrayList<>(), Duration.ofMinutes(3));
+            drain(consumer, topics, sentAt, new ArrayList<>(), Map.of(), new ArrayList<>(), Duration.ofMinutes(3));
             System.err.printf("app up (approval %s); %d gated calls/s for %s%n", approval, rate, duration);
             List<Long> latencies = new ArrayList<>();
+            Map<String, Long> sentNanos = new HashMap<>();
+            List<long[]> timeline = new ArrayList<>();
             long sent = 0;
             long start = System.nanoTime();
             long end = start + duration.toNanos();
@@ -79,11 +81,12 @@ public final class CouncilLoad {
                 long due = (System.nanoTime() - start) * rate / 1_000_000_000L;
                 while (sent < due) {
                     send(producer, topics, "load-" + sent, "load-s" + (sent % SESSIONS), sentAt);
+                    sentNanos.put("load-" + sent, sentAt.get("load-" + sent) - start);
                     sent++;
                 }
-                collect(consumer, topics, sentAt, latencies);
+                collect(consumer, topics, sentAt, latencies, sentNanos, timeline);
             }
-            drain(consumer, topics, sentAt, latencies, Duration.ofSeconds(60));
+            drain(consumer, topics, sentAt, latencies, sentNanos, timeline, Duration.ofSeconds(60));
             long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
             System.out.printf("approval %s, offered %d gated calls/s for %d s: %d sent, %d decided%n", approval, rate,
                     duration.toSeconds(), sent, sorted.length);
@@ -91,6 +94,7 @@ public final class CouncilLoad {
                 System.out.printf("call sent -> final decision seen, ms: p50 %d, p90 %d, p99 %d, max %d%n",
                         ExecutorLoad.at(sorted, 0.50), ExecutorLoad.at(sorted, 0.90), ExecutorLoad.at(sorted, 0.99),
                         sorted[sorted.length - 1]);
+                printTimeline(timeline);
             }
         }
     }
@@ -105,8 +109,20 @@ public final class CouncilLoad {
                 topics.toolCalls.valueSerde().serializer().serialize(topics.toolCalls.name(), call)));
     }
 
+    /** p50 and max latency by when the call was sent, 5 s at a time: a backlog grows, a stall is a bump. */
+    private static void printTimeline(List<long[]> timeline) {
+        Map<Long, List<Long>> byWindow = new java.util.TreeMap<>();
+        timeline.forEach(sentAndLatency -> byWindow.computeIfAbsent(sentAndLatency[0] / 5_000_000_000L,
+                window -> new ArrayList<>()).add(sentAndLatency[1]));
+        byWindow.forEach((window, values) -> {
+            long[] sorted = values.stream().mapToLong(Long::longValue).sorted().toArray();
+            System.out.printf("  sent %3d-%3d s: %4d calls, p50 %d ms, max %d ms%n", window * 5, window * 5 + 5,
+                    sorted.length, ExecutorLoad.at(sorted, 0.50), sorted[sorted.length - 1]);
+        });
+    }
+
     private static void collect(KafkaConsumer<byte[], byte[]> consumer, Topics topics, Map<String, Long> sentAt,
-                                List<Long> latencies) {
+                                List<Long> latencies, Map<String, Long> sentNanos, List<long[]> timeline) {
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(5))) {
             long seen = System.nanoTime();
             ToolDecision decision = topics.toolDecisions.valueSerde().deserializer()
@@ -117,15 +133,20 @@ public final class CouncilLoad {
             Long sent = sentAt.remove(decision.getCall().getCallId());
             if (sent != null && decision.getCall().getCallId().startsWith("load-")) {
                 latencies.add((seen - sent) / 1_000_000L);
+                Long offset = sentNanos.get(decision.getCall().getCallId());
+                if (offset != null) {
+                    timeline.add(new long[] {offset, (seen - sent) / 1_000_000L});
+                }
             }
         }
     }
 
     private static void drain(KafkaConsumer<byte[], byte[]> consumer, Topics topics, Map<String, Long> sentAt,
-                              List<Long> latencies, Duration limit) {
+                              List<Long> latencies, Map<String, Long> sentNanos, List<long[]> timeline,
+                              Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         while (!sentAt.isEmpty() && System.nanoTime() < deadline) {
-            collect(consumer, topics, sentAt, latencies);
+            collect(consumer, topics, sentAt, latencies, sentNanos, timeline);
         }
     }
 
