@@ -60,4 +60,20 @@ class TokenizersTest {
             }
         }
     }
+
+    @Test
+    void aSuffixNeverStartsInsideACharacter() {
+        TokenCounter counter = tokenizers.forModel("gpt-4o");
+        String text = "naïve café 🙂🙂🙂 東京都 ".repeat(10);
+        assertThat(counter.suffix(text, 10_000)).isEqualTo(text);
+        for (int limit = 1; limit < 40; limit++) {
+            String suffix = counter.suffix(text, limit);
+            assertThat(text).endsWith(suffix);
+            assertThat(counter.count(suffix)).isLessThanOrEqualTo(limit);
+            assertThat(suffix).doesNotContain("\uFFFD");
+            if (!suffix.isEmpty()) {
+                assertThat(Character.isLowSurrogate(suffix.charAt(0))).isFalse();
+            }
+        }
+    }
 }
