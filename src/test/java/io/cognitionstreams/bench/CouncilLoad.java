@@ -33,7 +33,11 @@ import io.cognitionstreams.topics.Topics;
  * alone, so the difference is the council's part: the PENDING decision and proposal, the role workers' votes, the
  * council's decision and the gatekeeper's second decision.
  *
- * <pre>bin/test-main io.cognitionstreams.bench.CouncilLoad RATE SECONDS [risky|never]</pre>
+ * <p>Before the measured seconds it offers the same rate for WARMUP seconds (default 15) and waits until they are all
+ * decided: a cold JVM on two cores takes its first seconds of load many times slower (JIT, caches), which is not what
+ * a running council adds. It prints the figures and the latency by when the call was sent, 5 s at a time.
+ *
+ * <pre>bin/test-main io.cognitionstreams.bench.CouncilLoad RATE SECONDS [risky|never] [WARMUP]</pre>
  */
 public final class CouncilLoad {
 
@@ -54,6 +58,7 @@ public final class CouncilLoad {
         int rate = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         Duration duration = Duration.ofSeconds(args.length > 1 ? Long.parseLong(args[1]) : 30);
         String approval = args.length > 2 ? args[2] : "risky";
+        Duration warmup = Duration.ofSeconds(args.length > 3 ? Long.parseLong(args[3]) : 15);
         Path dir = Files.createTempDirectory("council-load");
         int port = ExecutorLoad.freePort();
         int controllerPort = ExecutorLoad.freePort();
@@ -66,26 +71,21 @@ public final class CouncilLoad {
         Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, topics);
              KafkaProducer<String, byte[]> producer = ExecutorLoad.producer(bootstrap)) {
-            // Warm up: one call decided end to end, so the figures leave out the start.
+            // Warm up: one call decided end to end, then the rate for a while, so the figures leave out the start.
             Map<String, Long> sentAt = new HashMap<>();
             send(producer, topics, "warm-up", "warm-up-s", sentAt);
             drain(consumer, topics, sentAt, new ArrayList<>(), Map.of(), new ArrayList<>(), Duration.ofMinutes(3));
-            System.err.printf("app up (approval %s); %d gated calls/s for %s%n", approval, rate, duration);
+            long warming = System.nanoTime();
+            long warmed = offer(producer, consumer, topics, "warm-", rate, warmup, sentAt, new ArrayList<>(),
+                    new HashMap<>(), new ArrayList<>());
+            drain(consumer, topics, sentAt, new ArrayList<>(), Map.of(), new ArrayList<>(), Duration.ofMinutes(3));
+            System.err.printf("app up (approval %s); warmed up with %d calls in %d s; %d gated calls/s for %s%n",
+                    approval, warmed, (System.nanoTime() - warming) / 1_000_000_000L, rate, duration);
             List<Long> latencies = new ArrayList<>();
             Map<String, Long> sentNanos = new HashMap<>();
             List<long[]> timeline = new ArrayList<>();
-            long sent = 0;
-            long start = System.nanoTime();
-            long end = start + duration.toNanos();
-            while (System.nanoTime() < end) {
-                long due = (System.nanoTime() - start) * rate / 1_000_000_000L;
-                while (sent < due) {
-                    send(producer, topics, "load-" + sent, "load-s" + (sent % SESSIONS), sentAt);
-                    sentNanos.put("load-" + sent, sentAt.get("load-" + sent) - start);
-                    sent++;
-                }
-                collect(consumer, topics, sentAt, latencies, sentNanos, timeline);
-            }
+            long sent = offer(producer, consumer, topics, "load-", rate, duration, sentAt, latencies, sentNanos,
+                    timeline);
             drain(consumer, topics, sentAt, latencies, sentNanos, timeline, Duration.ofSeconds(60));
             long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
             System.out.printf("approval %s, offered %d gated calls/s for %d s: %d sent, %d decided%n", approval, rate,
@@ -107,6 +107,25 @@ public final class CouncilLoad {
         sentAt.put(callId, System.nanoTime());
         producer.send(new ProducerRecord<>(topics.toolCalls.name(), session,
                 topics.toolCalls.valueSerde().serializer().serialize(topics.toolCalls.name(), call)));
+    }
+
+    /** Sends {@code rate} calls a second named {@code prefix<n>} for {@code duration}, collecting decisions. */
+    private static long offer(KafkaProducer<String, byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
+                              Topics topics, String prefix, int rate, Duration duration, Map<String, Long> sentAt,
+                              List<Long> latencies, Map<String, Long> sentNanos, List<long[]> timeline) {
+        long sent = 0;
+        long start = System.nanoTime();
+        long end = start + duration.toNanos();
+        while (System.nanoTime() < end) {
+            long due = (System.nanoTime() - start) * rate / 1_000_000_000L;
+            while (sent < due) {
+                send(producer, topics, prefix + sent, "load-s" + (sent % SESSIONS), sentAt);
+                sentNanos.put(prefix + sent, sentAt.get(prefix + sent) - start);
+                sent++;
+            }
+            collect(consumer, topics, sentAt, latencies, sentNanos, timeline);
+        }
+        return sent;
     }
 
     /** p50 and max latency by when the call was sent, 5 s at a time: a backlog grows, a stall is a bump. */
