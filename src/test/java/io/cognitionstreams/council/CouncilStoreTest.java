@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -42,30 +41,21 @@ class CouncilStoreTest {
 
     private final Topics topics = Drivers.topics();
     private final MockProcessorContext<Object, Object> context = new MockProcessorContext<>();
-    private KeyValueStore<String, Long> clocks;
-    private KeyValueStore<String, RoleStatus> roles;
-    private KeyValueStore<String, ProposalState> proposals;
-    private KeyValueStore<String, CouncilMessage> held;
-    private KeyValueStore<String, String> deadlines;
-    private KeyValueStore<String, Long> counts;
+    private CouncilStore.Stores stores;
     private CouncilStore memory;
 
     @BeforeEach
     void stores() {
-        clocks = store(CouncilTopology.CLOCK_STORE, Serdes.Long());
-        roles = store(CouncilTopology.ROLES_STORE, topics.serde(RoleStatus.class));
-        proposals = store(CouncilTopology.PROPOSALS_STORE, topics.serde(ProposalState.class));
-        held = store(CouncilTopology.PENDING_VOTES_STORE, topics.councilMessages.valueSerde());
-        deadlines = store(CouncilTopology.DEADLINES_STORE, Serdes.String());
-        counts = store(CouncilTopology.COUNTS_STORE, Serdes.Long());
-        memory = memory();
-    }
-
-    private CouncilStore memory() {
-        return new CouncilStore(new CouncilStore.Stores(clocks, roles, proposals, held,
+        stores = new CouncilStore.Stores(store(CouncilTopology.CLOCK_STORE, Serdes.Long()),
+                store(CouncilTopology.ROLES_STORE, topics.serde(RoleStatus.class)),
+                store(CouncilTopology.PROPOSALS_STORE, topics.serde(ProposalState.class)),
+                store(CouncilTopology.PENDING_VOTES_STORE, topics.councilMessages.valueSerde()),
                 store(CouncilTopology.DECIDED_STORE, topics.serde(CouncilDecision.class)),
                 store(CouncilTopology.SEEN_STORE, Serdes.Long()),
-                store(CouncilTopology.KEYS_STORE, topics.serde(CouncilKey.class)), deadlines, counts), SETTINGS);
+                store(CouncilTopology.KEYS_STORE, topics.serde(CouncilKey.class)),
+                store(CouncilTopology.DEADLINES_STORE, Serdes.String()),
+                store(CouncilTopology.COUNTS_STORE, Serdes.Long()));
+        memory = new CouncilStore(stores, SETTINGS);
     }
 
     @Test
@@ -173,14 +163,14 @@ class CouncilStoreTest {
     @Test
     void afterAnUpgradeTheIndexAndCountsAreRebuiltFromTheCouncilsStateOnce() {
         // State written before the index existed, and an index entry nothing backs.
-        clocks.put(COUNCIL, at(100).toEpochMilli());
-        roles.put(CouncilStore.key(COUNCIL, "prime"), role("prime", 100, RoleState.ACTIVE));
-        roles.put(CouncilStore.key(COUNCIL, "lite"), role("lite", 0, RoleState.INACTIVE));
-        proposals.put(CouncilStore.key(COUNCIL, "p1"), proposal("p1", 20));
+        stores.clocks().put(COUNCIL, at(100).toEpochMilli());
+        stores.roles().put(CouncilStore.key(COUNCIL, "prime"), role("prime", 100, RoleState.ACTIVE));
+        stores.roles().put(CouncilStore.key(COUNCIL, "lite"), role("lite", 0, RoleState.INACTIVE));
+        stores.proposals().put(CouncilStore.key(COUNCIL, "p1"), proposal("p1", 20));
         CouncilMessage vote = vote("p-unseen", "prime", Vote.NO, 10);
-        held.put(CouncilStore.voteKey(COUNCIL, "p-unseen", "prime"), vote);
+        stores.pendingVotes().put(CouncilStore.voteKey(COUNCIL, "p-unseen", "prime"), vote);
         Deadline stale = new Deadline(at(5), Kind.PROPOSAL, "gone");
-        deadlines.put(stale.indexKey(COUNCIL), stale.id());
+        stores.deadlines().put(stale.indexKey(COUNCIL), stale.id());
 
         assertThat(memory.nextDeadline(COUNCIL)).contains(new Deadline(at(190), Kind.ROLE, "prime"));
         assertThat(indexed()).containsExactly(new Deadline(at(190), Kind.ROLE, "prime"),
@@ -190,7 +180,7 @@ class CouncilStoreTest {
         assertThat(memory.heldVoteCount(COUNCIL)).isEqualTo(1);
 
         // A task that starts again finds them in step, and leaves them so.
-        CouncilStore again = memory();
+        CouncilStore again = new CouncilStore(stores, SETTINGS);
         assertThat(again.nextDeadline(COUNCIL)).contains(new Deadline(at(190), Kind.ROLE, "prime"));
         assertThat(again.proposalCount(COUNCIL)).isEqualTo(1);
     }
@@ -210,7 +200,7 @@ class CouncilStoreTest {
 
     private List<Deadline> indexed() {
         List<Deadline> all = new java.util.ArrayList<>();
-        try (var entries = deadlines.all()) {
+        try (var entries = stores.deadlines().all()) {
             entries.forEachRemaining(entry -> all.add(Deadline.ofIndexKey(COUNCIL, entry.key)));
         }
         return all;
