@@ -149,7 +149,8 @@ public final class Pipeline {
     /** Each capability, by name, in the order records flow through them. */
     public static Map<String, Capability> capabilities(Parts parts) {
         Map<String, Capability> capabilities = new LinkedHashMap<>();
-        // Routing owns llm.outputs, governance cognition.memory. tool.decisions is written by the gatekeeper and read
+        // Routing owns llm.outputs, governance cognition.memory, the model worker cognition.packets (the gatekeeper
+        // reads them for the recent turns it shows the council). tool.decisions is written by the gatekeeper and read
         // here only, so a bad record on it is this capability's to dead-letter.
         capabilities.put(AssemblyTopology.NAME, new Capability((builder, topics) ->
                 AssemblyTopology.build(builder, topics, parts.assembler(), parts.memoryModel(),
@@ -160,7 +161,7 @@ public final class Pipeline {
                 RoutingTopology.build(builder, topics, parts.router(), parts.seal()), topics -> Set.of()));
         capabilities.put(GatekeeperTopology.NAME, new Capability((builder, topics) ->
                 GatekeeperTopology.build(builder, topics, parts.gatekeeper(), parts.router().redactor(),
-                        parts.signer(), parts.seal()), topics -> Set.of()));
+                        parts.signer(), parts.seal()), topics -> Set.of(Topics.COGNITION_PACKETS)));
         capabilities.put(CouncilTopology.NAME, new Capability((builder, topics) ->
                 CouncilTopology.build(builder, topics, parts.council(), parts.router().redactor(),
                         parts.signer().key()), topics -> Set.of()));

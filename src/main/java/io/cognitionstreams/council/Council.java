@@ -52,12 +52,6 @@ public final class Council {
     public record Result(List<Output> outputs, Optional<String> refusal) {
     }
 
-    /** A deadline: when it is, and what happens then. Same-time deadlines fire roles first, then by id. */
-    private record Due(Instant at, int order, String id, Consumer<List<Output>> fire) {
-        static final Comparator<Due> ORDER = Comparator.comparing(Due::at).thenComparingInt(Due::order)
-                .thenComparing(Due::id);
-    }
-
     private static final Logger LOG = LoggerFactory.getLogger(Council.class);
 
     /** Where a message's timestamp goes: the council stamps what a message leads to with the message's time. */
@@ -203,30 +197,42 @@ public final class Council {
         return Instant.ofEpochMilli(clock);
     }
 
+    /** What fires at the council's earliest deadline, which its memory finds by index, not by a scan. */
+    private record Due(Instant at, Consumer<List<Output>> fire) {
+    }
+
     private Optional<Due> nextDue(CouncilMemory memory, String council) {
-        List<Due> due = new ArrayList<>();
-        for (RoleStatus role : memory.roles(council)) {
-            liveness.deadline(role).ifPresent(at -> due.add(new Due(at, 0, role.getRole(), out -> {
-                RoleStatus inactive = liveness.timedOut(role);
-                memory.role(inactive);
-                out.add(new Output(council, inactive, inactive.getTimestamp()));
-                settleAll(memory, council, at, out);
-            })));
-        }
-        for (ProposalState proposal : memory.proposals(council)) {
-            due.add(new Due(proposal.getDeadline(), 1, proposal.getProposalId(), out ->
-                    close(memory, proposal, tally.expire(proposal, active(memory, council)), out)));
-        }
-        for (CouncilMessage vote : memory.heldVotes(council)) {
-            due.add(new Due(vote.getTimestamp().plus(settings.proposalTtl()), 2,
-                    vote.getProposalId() + "/" + vote.getSender(), out -> {
-                        memory.release(vote);
-                        LOG.warn("council {}: dropped vote {} of {} on proposal {}: no such proposal arrived within {}",
-                                council, vote.getMsgId(), vote.getSender(), vote.getProposalId(),
-                                settings.proposalTtl());
-                    }));
-        }
-        return due.stream().min(Due.ORDER);
+        return memory.nextDeadline(council).map(deadline -> new Due(deadline.at(), switch (deadline.kind()) {
+            case ROLE -> {
+                RoleStatus role = indexed(memory.role(council, deadline.id()), deadline);
+                yield out -> {
+                    RoleStatus inactive = liveness.timedOut(role);
+                    memory.role(inactive);
+                    out.add(new Output(council, inactive, inactive.getTimestamp()));
+                    settleAll(memory, council, deadline.at(), out);
+                };
+            }
+            case PROPOSAL -> {
+                ProposalState proposal = indexed(memory.proposal(council, deadline.id()), deadline);
+                yield out -> close(memory, proposal, tally.expire(proposal, active(memory, council)), out);
+            }
+            case HELD_VOTE -> {
+                CouncilMessage vote = indexed(memory.heldVote(council, deadline.proposalId(), deadline.role()),
+                        deadline);
+                yield out -> {
+                    memory.release(vote);
+                    LOG.warn("council {}: dropped vote {} of {} on proposal {}: no such proposal arrived within {}",
+                            council, vote.getMsgId(), vote.getSender(), vote.getProposalId(),
+                            settings.proposalTtl());
+                };
+            }
+        }));
+    }
+
+    /** The entry a deadline names: the memory keeps its index in step, so one is always there. */
+    private static <T> T indexed(Optional<T> entry, Deadline deadline) {
+        return entry.orElseThrow(() -> new IllegalStateException("the council's deadline index names " + deadline
+                + ", which its memory does not hold"));
     }
 
     private Optional<String> heartbeat(CouncilMemory memory, CouncilMessage message, Instant clock,
@@ -254,7 +260,7 @@ public final class Council {
             return Optional.of("proposal " + id + " was already made in council " + council
                     + ": a proposal's msg_id is its id and must be unique");
         }
-        if (memory.proposals(council).size() >= CouncilSettings.MAX_OPEN) {
+        if (memory.proposalCount(council) >= CouncilSettings.MAX_OPEN) {
             return Optional.of("council " + council + " already has " + CouncilSettings.MAX_OPEN + " open proposals, "
                     + "its limit: proposal " + id + " from " + message.getSender() + " is refused (a flood of "
                     + "proposals cannot grow a council's state)");
@@ -270,8 +276,7 @@ public final class Council {
                 .setVotes(List.of())
                 .build();
         // Votes that came first count as if they had arrived just after the proposal, in the order they were cast.
-        List<CouncilMessage> held = memory.heldVotes(council).stream()
-                .filter(vote -> vote.getProposalId().equals(id))
+        List<CouncilMessage> held = memory.heldVotes(council, id).stream()
                 .sorted(Comparator.comparing(CouncilMessage::getTimestamp).thenComparing(CouncilMessage::getMsgId))
                 .toList();
         held.forEach(memory::release);
@@ -308,7 +313,7 @@ public final class Council {
             if (first.isPresent()) {
                 return Optional.of(secondVote(role, id, first.get().getVote().toString(), first.get().getMsgId()));
             }
-            if (memory.heldVotes(council).size() >= CouncilSettings.MAX_OPEN) {
+            if (memory.heldVoteCount(council) >= CouncilSettings.MAX_OPEN) {
                 return Optional.of("council " + council + " already holds " + CouncilSettings.MAX_OPEN + " votes for "
                         + "proposals it has not seen, its limit: the vote of " + role + " on unknown proposal " + id
                         + " is refused");

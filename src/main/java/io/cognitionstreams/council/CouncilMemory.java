@@ -12,7 +12,9 @@ import io.cognitionstreams.schema.RoleStatus;
 /**
  * What a council remembers between messages. The topology backs it with changelogged state stores, so it survives
  * restarts and moves with its partition; everything is per council id. Lists come in a stable order (by key), so
- * the council's answers do not depend on how a store iterates.
+ * the council's answers do not depend on how a store iterates. The memory keeps its own index of what comes due when
+ * ({@link #nextDeadline}) and its counts in step with every change of roles, proposals and held votes, so the
+ * council never scans them to find the next deadline or to enforce its limits.
  */
 public interface CouncilMemory {
 
@@ -35,6 +37,9 @@ public interface CouncilMemory {
 
     void proposal(ProposalState proposal);
 
+    /** How many proposals are open. */
+    int proposalCount(String council);
+
     /** The decision of a decided proposal; kept so a late vote or a resent proposal never decides it again. */
     Optional<CouncilDecision> decision(String council, String proposalId);
 
@@ -46,9 +51,21 @@ public interface CouncilMemory {
     /** Votes waiting for a proposal they arrived before, by proposal id and role. */
     List<CouncilMessage> heldVotes(String council);
 
+    /** The held votes on one proposal, by role. */
+    List<CouncilMessage> heldVotes(String council, String proposalId);
+
+    /** How many votes are held. */
+    int heldVoteCount(String council);
+
     void hold(CouncilMessage vote);
 
     void release(CouncilMessage vote);
+
+    /**
+     * What comes due first: the earliest {@link Deadline} of the council's active roles, open proposals and held
+     * votes, in firing order; each names an entry that is there. Found without a scan of them.
+     */
+    Optional<Deadline> nextDeadline(String council);
 
     /** The role's public key on council.keys, when it has one. */
     Optional<CouncilKey> roleKey(String role);

@@ -49,10 +49,15 @@ final class CouncilProcessors {
         public void init(ProcessorContext<String, SpecificRecord> context) {
             this.context = context;
             clocks = context.getStateStore(CouncilTopology.CLOCK_STORE);
-            memory = new CouncilStore(clocks, context.getStateStore(CouncilTopology.ROLES_STORE),
-                    context.getStateStore(CouncilTopology.PROPOSALS_STORE), context.getStateStore(CouncilTopology.PENDING_VOTES_STORE),
-                    context.getStateStore(CouncilTopology.DECIDED_STORE), context.getStateStore(CouncilTopology.SEEN_STORE),
-                    context.getStateStore(CouncilTopology.KEYS_STORE));
+            memory = new CouncilStore(new CouncilStore.Stores(clocks,
+                    context.getStateStore(CouncilTopology.ROLES_STORE),
+                    context.getStateStore(CouncilTopology.PROPOSALS_STORE),
+                    context.getStateStore(CouncilTopology.PENDING_VOTES_STORE),
+                    context.getStateStore(CouncilTopology.DECIDED_STORE),
+                    context.getStateStore(CouncilTopology.SEEN_STORE),
+                    context.getStateStore(CouncilTopology.KEYS_STORE),
+                    context.getStateStore(CouncilTopology.DEADLINES_STORE),
+                    context.getStateStore(CouncilTopology.COUNTS_STORE)), settings);
             // After a restart a change may have committed without its state: publish every council's once.
             try (KeyValueIterator<String, Long> councils = clocks.all()) {
                 councils.forEachRemaining(entry -> changed.add(entry.key));

@@ -1,8 +1,11 @@
 package io.cognitionstreams.council;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
@@ -16,9 +19,15 @@ import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.RoleStatus;
 
-/** {@link CouncilMemory} in the council's stores; keys are council id + '/' + id (council ids hold no '/'). */
+/**
+ * {@link CouncilMemory} in the council's stores; keys are council id + '/' + id (council ids hold no '/'). The
+ * deadline index ({@link Deadline#indexKey}, the id as value) and the counts of open proposals and held votes are
+ * stores of their own, changed with the entries they follow in the same exactly-once transaction.
+ */
 final class CouncilStore implements CouncilMemory {
     private static final StringSerializer KEYS = new StringSerializer();
+    private static final String PROPOSAL_COUNT = "proposals";
+    private static final String HELD_VOTE_COUNT = "held-votes";
 
     private final KeyValueStore<String, Long> clocks;
     private final KeyValueStore<String, RoleStatus> roles;
@@ -27,20 +36,34 @@ final class CouncilStore implements CouncilMemory {
     private final KeyValueStore<String, CouncilDecision> decided;
     private final KeyValueStore<String, Long> seen;
     private final ReadOnlyKeyValueStore<String, CouncilKey> keys;
+    private final KeyValueStore<String, String> deadlines;
+    private final KeyValueStore<String, Long> counts;
+    private final RoleLiveness liveness;
+    private final Duration proposalTtl;
+    private boolean reconciled;
 
-    CouncilStore(KeyValueStore<String, Long> clocks, KeyValueStore<String, RoleStatus> roles,
-                KeyValueStore<String, ProposalState> proposals,
-                KeyValueStore<String, CouncilMessage> pendingVotes,
-                KeyValueStore<String, CouncilDecision> decided, KeyValueStore<String, Long> seen,
-                ReadOnlyKeyValueStore<String, CouncilKey> keys) {
-        this.seen = seen;
-        this.keys = keys;
-        this.clocks = clocks;
-        this.roles = roles;
-        this.proposals = proposals;
-        this.pendingVotes = pendingVotes;
-        this.decided = decided;
+    /** The stores, by name, as {@link CouncilTopology} adds them. */
+    record Stores(KeyValueStore<String, Long> clocks, KeyValueStore<String, RoleStatus> roles,
+                  KeyValueStore<String, ProposalState> proposals, KeyValueStore<String, CouncilMessage> pendingVotes,
+                  KeyValueStore<String, CouncilDecision> decided, KeyValueStore<String, Long> seen,
+                  ReadOnlyKeyValueStore<String, CouncilKey> keys, KeyValueStore<String, String> deadlines,
+                  KeyValueStore<String, Long> counts) {
     }
+
+    CouncilStore(Stores stores, CouncilSettings settings) {
+        this.clocks = stores.clocks();
+        this.roles = stores.roles();
+        this.proposals = stores.proposals();
+        this.pendingVotes = stores.pendingVotes();
+        this.decided = stores.decided();
+        this.seen = stores.seen();
+        this.keys = stores.keys();
+        this.deadlines = stores.deadlines();
+        this.counts = stores.counts();
+        this.liveness = new RoleLiveness(settings.heartbeatTimeout());
+        this.proposalTtl = settings.proposalTtl();
+    }
+
 
     static String key(String council, String id) {
         return council + "/" + id;
@@ -73,7 +96,10 @@ final class CouncilStore implements CouncilMemory {
 
     @Override
     public void role(RoleStatus status) {
-        roles.put(key(status.getCouncilId(), status.getRole()), status);
+        String key = key(status.getCouncilId(), status.getRole());
+        Optional<Deadline> before = Optional.ofNullable(roles.get(key)).flatMap(this::deadline);
+        roles.put(key, status);
+        reindex(status.getCouncilId(), before, deadline(status));
     }
 
     @Override
@@ -88,7 +114,19 @@ final class CouncilStore implements CouncilMemory {
 
     @Override
     public void proposal(ProposalState proposal) {
-        proposals.put(key(proposal.getCouncilId(), proposal.getProposalId()), proposal);
+        String council = proposal.getCouncilId();
+        String key = key(council, proposal.getProposalId());
+        ProposalState before = proposals.get(key);
+        proposals.put(key, proposal);
+        reindex(council, Optional.ofNullable(before).map(Deadline::of), Optional.of(Deadline.of(proposal)));
+        if (before == null) {
+            count(council, PROPOSAL_COUNT, 1);
+        }
+    }
+
+    @Override
+    public int proposalCount(String council) {
+        return count(council, PROPOSAL_COUNT);
     }
 
     @Override
@@ -98,8 +136,13 @@ final class CouncilStore implements CouncilMemory {
 
     @Override
     public void decide(CouncilDecision decision) {
-        String key = key(decision.getCouncilId(), decision.getProposalId());
-        proposals.delete(key);
+        String council = decision.getCouncilId();
+        String key = key(council, decision.getProposalId());
+        ProposalState open = proposals.delete(key);
+        if (open != null) {
+            reindex(council, Optional.of(Deadline.of(open)), Optional.empty());
+            count(council, PROPOSAL_COUNT, -1);
+        }
         decided.put(key, decision);
     }
 
@@ -114,13 +157,125 @@ final class CouncilStore implements CouncilMemory {
     }
 
     @Override
+    public List<CouncilMessage> heldVotes(String council, String proposalId) {
+        // The prefix also takes the votes of a proposal whose id continues this one's after a '/'.
+        return all(pendingVotes, key(council, proposalId)).stream()
+                .filter(vote -> vote.getProposalId().equals(proposalId))
+                .toList();
+    }
+
+    @Override
+    public int heldVoteCount(String council) {
+        return count(council, HELD_VOTE_COUNT);
+    }
+
+    @Override
     public void hold(CouncilMessage vote) {
-        pendingVotes.put(voteKey(vote.getCouncilId(), vote.getProposalId(), vote.getSender()), vote);
+        String council = vote.getCouncilId();
+        CouncilMessage before = pendingVotes.get(voteKey(council, vote.getProposalId(), vote.getSender()));
+        pendingVotes.put(voteKey(council, vote.getProposalId(), vote.getSender()), vote);
+        reindex(council, Optional.ofNullable(before).map(this::deadline), Optional.of(deadline(vote)));
+        if (before == null) {
+            count(council, HELD_VOTE_COUNT, 1);
+        }
     }
 
     @Override
     public void release(CouncilMessage vote) {
-        pendingVotes.delete(voteKey(vote.getCouncilId(), vote.getProposalId(), vote.getSender()));
+        String council = vote.getCouncilId();
+        CouncilMessage held = pendingVotes.delete(voteKey(council, vote.getProposalId(), vote.getSender()));
+        if (held != null) {
+            reindex(council, Optional.of(deadline(held)), Optional.empty());
+            count(council, HELD_VOTE_COUNT, -1);
+        }
+    }
+
+    @Override
+    public Optional<Deadline> nextDeadline(String council) {
+        reconcileOnce();
+        try (KeyValueIterator<String, String> due = deadlines.prefixScan(Deadline.indexPrefix(council), KEYS)) {
+            return due.hasNext() ? Optional.of(Deadline.ofIndexKey(council, due.next().key)) : Optional.empty();
+        }
+    }
+
+    private Optional<Deadline> deadline(RoleStatus role) {
+        return Deadline.of(role, liveness);
+    }
+
+    private Deadline deadline(CouncilMessage heldVote) {
+        return Deadline.ofHeld(heldVote, proposalTtl);
+    }
+
+    private void reindex(String council, Optional<Deadline> before, Optional<Deadline> after) {
+        if (before.equals(after)) {
+            return;
+        }
+        before.ifPresent(deadline -> deadlines.delete(deadline.indexKey(council)));
+        after.ifPresent(deadline -> deadlines.put(deadline.indexKey(council), deadline.id()));
+    }
+
+    private int count(String council, String what) {
+        reconcileOnce();
+        Long count = counts.get(key(council, what));
+        return count == null ? 0 : count.intValue();
+    }
+
+    private void count(String council, String what, int delta) {
+        long after = count(council, what) + delta;
+        if (after == 0) {
+            counts.delete(key(council, what));
+        } else {
+            counts.put(key(council, what), after);
+        }
+    }
+
+    /**
+     * Brings the index and the counts in step with the entries once after the task starts: a store added by an
+     * upgrade starts empty next to councils that already have state. Not in init: a cached store takes writes only
+     * while a record or a punctuation is at hand. Costs a read of every council's state, as its first snapshot does.
+     */
+    private void reconcileOnce() {
+        if (reconciled) {
+            return;
+        }
+        reconciled = true;
+        List<String> councils = new ArrayList<>();
+        try (KeyValueIterator<String, Long> all = clocks.all()) {
+            all.forEachRemaining(entry -> councils.add(entry.key));
+        }
+        councils.forEach(this::reconcile);
+    }
+
+    private void reconcile(String council) {
+        Map<String, String> expected = new TreeMap<>();
+        List<Deadline> due = new ArrayList<>();
+        roles(council).forEach(role -> deadline(role).ifPresent(due::add));
+        List<ProposalState> open = proposals(council);
+        open.forEach(proposal -> due.add(Deadline.of(proposal)));
+        List<CouncilMessage> held = heldVotes(council);
+        held.forEach(vote -> due.add(deadline(vote)));
+        due.forEach(deadline -> expected.put(deadline.indexKey(council), deadline.id()));
+        List<String> stale = new ArrayList<>();
+        try (KeyValueIterator<String, String> indexed = deadlines.prefixScan(Deadline.indexPrefix(council), KEYS)) {
+            indexed.forEachRemaining(entry -> {
+                if (expected.remove(entry.key) == null) {
+                    stale.add(entry.key);
+                }
+            });
+        }
+        stale.forEach(deadlines::delete);
+        expected.forEach(deadlines::put);
+        recount(council, PROPOSAL_COUNT, open.size());
+        recount(council, HELD_VOTE_COUNT, held.size());
+    }
+
+    private void recount(String council, String what, int actual) {
+        Long stored = counts.get(key(council, what));
+        if (actual == 0 && stored != null) {
+            counts.delete(key(council, what));
+        } else if (actual != 0 && (stored == null || stored != actual)) {
+            counts.put(key(council, what), (long) actual);
+        }
     }
 
     @Override

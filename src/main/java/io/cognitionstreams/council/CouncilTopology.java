@@ -35,6 +35,10 @@ public final class CouncilTopology {
     public static final String PENDING_VOTES_STORE = "pending-votes";
     public static final String DECIDED_STORE = "decided";
     public static final String SEEN_STORE = "seen";
+    /** What comes due when, in time order per council ({@link Deadline#indexKey}): the next one is one seek away. */
+    public static final String DEADLINES_STORE = "deadlines";
+    /** Open proposals and held votes per council, for the flood limits. */
+    public static final String COUNTS_STORE = "council-counts";
     /** A global store: every task checks signatures against every role's key. */
     public static final String KEYS_STORE = "council-keys";
 
@@ -55,6 +59,8 @@ public final class CouncilTopology {
         addStore(builder, PENDING_VOTES_STORE, topics.councilMessages.valueSerde());
         addStore(builder, DECIDED_STORE, topics.serde(CouncilDecision.class));
         addStore(builder, SEEN_STORE, Serdes.Long());
+        addStore(builder, DEADLINES_STORE, Serdes.String());
+        addStore(builder, COUNTS_STORE, Serdes.Long());
         // The roles' public keys: a bad record is skipped here and dead-lettered by governance, never a stop.
         GlobalMirror.add(builder, topics.councilKeys, KEYS_STORE, CouncilKeys::refuse);
 
@@ -63,7 +69,8 @@ public final class CouncilTopology {
                         .process(() -> new CouncilProcessors.Deliberate(settings, new Council(settings, redactor, topics.limits(),
                                         appKey)),
                                 Named.as("deliberate"), CLOCK_STORE, ROLES_STORE, PROPOSALS_STORE,
-                                PENDING_VOTES_STORE, DECIDED_STORE, SEEN_STORE), "council")
+                                PENDING_VOTES_STORE, DECIDED_STORE, SEEN_STORE, DEADLINES_STORE, COUNTS_STORE),
+                        "council")
                 .checkingChannelsWith(new LastCheck(redactor))
                 .sealingCouncilMessagesWith(CouncilSignatures.seal(settings, appKey))
                 .to(topics.councilRoles)

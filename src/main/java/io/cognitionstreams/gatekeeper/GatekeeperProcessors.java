@@ -14,6 +14,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import io.cognitionstreams.council.CouncilSettings;
 import io.cognitionstreams.council.CouncilSignatures;
 import io.cognitionstreams.deadletter.InvalidRecordException;
+import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.GatekeeperSession;
 import io.cognitionstreams.schema.PendingApproval;
@@ -180,6 +181,26 @@ final class GatekeeperProcessors {
         public void process(Record<String, ToolResult> record) {
             context.forward(record.withValue(sessions.annotate(memory, record.key(), record.value())));
             memory.drainChanges((session, state) -> context.forward(record.withKey(session).withValue(state)));
+        }
+    }
+
+    /** cognition.packets: each session's recent turns, for the proposals of its calls. Forwards nothing. */
+    static final class RememberTurns implements Processor<String, CognitionPacket, String, SpecificRecord> {
+        private final GatekeeperSessions sessions;
+        private SessionsStore memory;
+
+        RememberTurns(GatekeeperSessions sessions) {
+            this.sessions = sessions;
+        }
+
+        @Override
+        public void init(ProcessorContext<String, SpecificRecord> context) {
+            memory = new SessionsStore(context);
+        }
+
+        @Override
+        public void process(Record<String, CognitionPacket> record) {
+            sessions.remember(memory, record.key(), record.value());
         }
     }
 

@@ -20,6 +20,7 @@ import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.council.CouncilIds;
 import io.cognitionstreams.schema.CouncilDecision;
+import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilOutcome;
 import io.cognitionstreams.schema.GatekeeperDenial;
@@ -76,8 +77,13 @@ public final class GatekeeperSessions {
 
         void session(String session, GatekeeperSession state);
 
-        /** Forgets the session's state and its recorded results. */
+        /** Forgets the session's state, its recorded results and its recent turns. */
         void forget(String session);
+
+        /** The session's recent turns ({@link RecentTurns}) as of its latest packet; empty before its first. */
+        Optional<String> turns(String session);
+
+        void turns(String session, String turns);
 
         /** A result of the session's as its model saw it; empty if none was recorded. */
         Optional<ToolResult> result(String session, String callId);
@@ -163,10 +169,26 @@ public final class GatekeeperSessions {
             Optional<ApprovalRule.Need> need = approvals.need(call.getTool(),
                     decision.privileged() ? Optional.empty() : gatekeeper.skill(call.getSkill()), catalog);
             if (need.isPresent()) {
-                return propose(memory, key, session, call, decision, need.get(), now, wallClock, source);
+                return propose(memory, gatekeeper, key, session, call, decision, need.get(), now, wallClock,
+                        source);
             }
         }
         return written(memory, key, session, call, decision, null, now, source);
+    }
+
+    /**
+     * Remembers the session's recent turns from a packet the assembly built for it, for the proposals of the calls
+     * its answer makes. A packet that names no session, or is keyed by another, leaves nothing: the model worker
+     * and the assembly own cognition.packets and dead-letter what is wrong with it.
+     */
+    public void remember(Memory memory, String key, CognitionPacket packet) {
+        if (packet == null || packet.getSessionId() == null || !packet.getSessionId().equals(key)) {
+            return;
+        }
+        String turns = RecentTurns.of(packet);
+        if (!turns.isEmpty()) {
+            memory.turns(key, turns);
+        }
     }
 
     /**
@@ -250,7 +272,8 @@ public final class GatekeeperSessions {
     }
 
     /** A PENDING decision for the call, and its proposal for the session's council. */
-    private Decided propose(Memory memory, String key, String session, ToolCall call, Decision decision,
+    private Decided propose(Memory memory, Gatekeeper gatekeeper, String key, String session, ToolCall call,
+                            Decision decision,
                             ApprovalRule.Need need, Instant now, Instant wallClock, PipelineEvents.Source source) {
         CouncilIds.problem(CouncilIds.orDefault(call.getCouncilId())).ifPresent(problem -> {
             throw new InvalidRecordException("the call needs its council's approval, but " + problem);
@@ -259,7 +282,8 @@ public final class GatekeeperSessions {
             shellCommand(call); // a shell call that could never run is refused now, not after the council's vote
         }
         String council = CouncilIds.orDefault(call.getCouncilId());
-        CouncilMessage proposal = Proposals.proposal(call, council, need, redactor, wallClock);
+        CouncilMessage proposal = Proposals.proposal(call, council, need, redactor, wallClock,
+                gatekeeper.skill(call.getSkill()).map(SkillDefinition::protocol), memory.turns(session));
         String proposalId = proposal.getMsgId();
         if (memory.pending(session, proposalId).isPresent()) {
             throw new InvalidRecordException("call " + call.getCallId() + " of session " + session + " already waits "

@@ -53,10 +53,18 @@ public final class GatekeeperTopology {
     public static final String RESULTS_STORE = "recorded-tool-results";
     /** Calls waiting for their council, by session and proposal id ({@code PendingApproval}). */
     public static final String PENDING_STORE = "pending-approvals";
+    /**
+     * Each session's recent turns as of its latest packet ({@link RecentTurns}), for the proposals of its calls;
+     * fed from cognition.packets unless --approval never.
+     */
+    public static final String TURNS_STORE = "recent-turns";
     /** What the executors say of each tool (cognition.tools): whether a call of it needs approval. */
     public static final String TOOLS_STORE = "tools";
     /** council.decisions re-keyed by session, so a decision reaches the task that holds its waiting call. */
     public static final String DECISIONS_BY_SESSION = "council-decisions-by-session";
+
+    /** The stores of a session's state, which every processor of the session-keyed inputs reads and writes. */
+    private static final String[] SESSION_STORES = {ACTIVE_SKILLS_STORE, RESULTS_STORE, PENDING_STORE, TURNS_STORE};
 
     private GatekeeperTopology() {
     }
@@ -78,6 +86,9 @@ public final class GatekeeperTopology {
         // session writes its changelog once per commit rather than once per call.
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACTIVE_SKILLS_STORE),
                 Serdes.String(), topics.serde(GatekeeperSession.class)).withCachingEnabled());
+        // Changelogged and cached: a session's packets rewrite it once per commit.
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TURNS_STORE),
+                Serdes.String(), Serdes.String()).withCachingEnabled());
 
         // Keyed <session>/<call id>, so a replayed call (same session) finds its original's result and END_SESSION
         // forgets a session's results with one key range; each kept under the stream time it was recorded at.
@@ -85,16 +96,15 @@ public final class GatekeeperTopology {
                 settings.resultsRetention(), settings.resultsRetention()), Serdes.String(),
                 topics.serde(ToolResult.class)));
 
-        // All three inputs are keyed by session and share the stores, so they form one sub-topology whose task for
+        // The inputs are keyed by session and share the stores, so they form one sub-topology whose task for
         // partition p owns the sessions of partition p on every topic: no repartition is needed.
         KStream<String, SpecificRecord> decided = builder
                 .stream(topics.toolCalls.name(), topics.toolCalls.consumed())
-                .process(() -> new GatekeeperProcessors.Decide(sessions, settings), Named.as("decide"), ACTIVE_SKILLS_STORE,
-                        RESULTS_STORE, PENDING_STORE);
+                .process(() -> new GatekeeperProcessors.Decide(sessions, settings), Named.as("decide"), SESSION_STORES);
         KStream<String, SpecificRecord> results = builder
                 .stream(topics.toolOutcomes.name(), topics.toolOutcomes.consumed())
                 .process(() -> new GatekeeperProcessors.WarnOnOverload(sessions), Named.as("warn-on-overload"),
-                        ACTIVE_SKILLS_STORE, RESULTS_STORE, PENDING_STORE);
+                        SESSION_STORES);
         // council.decisions is keyed by council; the call a decision settles lives with its session. The one
         // repartition of the gatekeeper: it has as many partitions as council.decisions, which the app creates with
         // as many as tool.calls (every topic gets --partitions), so a session's decision reaches its calls' task.
@@ -104,13 +114,19 @@ public final class GatekeeperTopology {
                 .repartition(Repartitioned.<String, CouncilDecision>as(DECISIONS_BY_SESSION)
                         .withKeySerde(Serdes.String()).withValueSerde(topics.councilDecisions.valueSerde()))
                 .process(() -> new GatekeeperProcessors.Settle(sessions, settings), Named.as("settle"),
-                        ACTIVE_SKILLS_STORE, RESULTS_STORE, PENDING_STORE);
+                        SESSION_STORES);
         // Not through the split below: forgetting a session publishes a tombstone, which no type branch takes.
         builder.stream(topics.sessionControl.name(), topics.sessionControl.consumed())
                 .process(() -> new GatekeeperProcessors.ControlSession(sessions), Named.as("control-session"),
-                        ACTIVE_SKILLS_STORE, RESULTS_STORE, PENDING_STORE)
+                        SESSION_STORES)
                 .to(topics.gatekeeperSessions.name(), topics.gatekeeperSessions.produced()
                         .withName("control-to-" + Topics.GATEKEEPER_SESSIONS));
+        // The recent turns a proposal shows the council: read only by a gatekeeper that proposes.
+        if (settings.approval() != ApprovalRule.Policy.NEVER) {
+            builder.stream(topics.packets.name(), topics.packets.consumed())
+                    .process(() -> new GatekeeperProcessors.RememberTurns(sessions), Named.as("remember-turns"),
+                            SESSION_STORES);
+        }
 
         Outputs.of(decided.merge(results, Named.as("gatekeeper-output")).merge(settled,
                         Named.as("gatekeeper-settled")), "out")

@@ -1,12 +1,14 @@
 package io.cognitionstreams.gatekeeper;
 
 import java.time.Instant;
+import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.council.ProposalContext;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
@@ -14,9 +16,11 @@ import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.signing.Ed25519;
 
 /**
- * The PROPOSAL the gatekeeper puts to a council for a call that needs approval: the call as the roles see it. The
- * arguments are redacted for display (as on channel.shell), and the SHA-256 of the exact arguments is inside, so the
- * digest the council's decision carries (of this content) binds the decision to the very arguments that will run.
+ * The PROPOSAL the gatekeeper puts to a council for a call that needs approval: the call as the roles see it, then
+ * the protocol of its skill and the session's recent turns ({@link ProposalContext}), so a role votes knowing what
+ * the session was asked and under which rules. Everything shown is redacted for display (as on channel.shell), and
+ * the SHA-256 of the exact arguments is inside, so the digest the council's decision carries (of this content) binds
+ * the decision to the very arguments that will run, and the proposer's signature covers the context too.
  */
 public final class Proposals {
 
@@ -24,6 +28,8 @@ public final class Proposals {
     static final String ROLE = "gatekeeper";
     /** Shown arguments longer than this are cut for display; the digest still covers every byte. */
     static final int SHOWN_ARGUMENTS_CHARS = 4000;
+    /** Characters of the skill's protocol shown: a vote prompt has a few thousand tokens for all of it. */
+    static final int SHOWN_PROTOCOL_CHARS = 2500;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -46,10 +52,15 @@ public final class Proposals {
     /**
      * The proposal for {@code call}, which the rule says needs approval.
      *
-     * @param at the proposal's timestamp: when the gatekeeper asked (its time to live runs from there)
+     * @param at       the proposal's timestamp: when the gatekeeper asked (its time to live runs from there)
+     * @param protocol the protocol of the call's skill, when the registry knows it
+     * @param turns    the session's recent turns ({@link RecentTurns}), when a packet of the session was seen
      */
     static CouncilMessage proposal(ToolCall call, String council, ApprovalRule.Need need, Redactor redactor,
-                                   Instant at) {
+                                   Instant at, Optional<String> protocol, Optional<String> turns) {
+        ProposalContext context = new ProposalContext(content(call, need, shown(call, redactor)),
+                protocol.map(text -> cut(redactor.redact(text.strip()).text(), SHOWN_PROTOCOL_CHARS, "")),
+                turns.filter(text -> !text.isBlank()).map(text -> redactor.redact(text).text()));
         return CouncilMessage.newBuilder()
                 .setMsgId(id(call.getSessionId(), call.getCallId()))
                 .setCouncilId(council)
@@ -58,7 +69,7 @@ public final class Proposals {
                 .setRole(ROLE)
                 .setType(CouncilMessageType.PROPOSAL)
                 .setRiskLevel(need.risk())
-                .setContent(content(call, need, shown(call, redactor)))
+                .setContent(context.content())
                 .setSessionId(call.getSessionId())
                 .setTimeTravel(call.getTimeTravel())
                 .setOriginSessionId(call.getOriginSessionId())
@@ -82,10 +93,12 @@ public final class Proposals {
     /** The shell command, or the arguments, scrubbed for people (addresses too) and cut to a readable length. */
     private static String shown(ToolCall call, Redactor redactor) {
         String text = command(call.getArguments());
-        String scrubbed = redactor.redact(text).text().replace("\n", " ⏎ ");
-        return scrubbed.length() <= SHOWN_ARGUMENTS_CHARS ? scrubbed
-                : scrubbed.substring(0, SHOWN_ARGUMENTS_CHARS) + "… (" + (scrubbed.length() - SHOWN_ARGUMENTS_CHARS)
-                        + " more characters, in the digest)";
+        return cut(redactor.redact(text).text().replace("\n", " ⏎ "), SHOWN_ARGUMENTS_CHARS, ", in the digest");
+    }
+
+    private static String cut(String text, int chars, String note) {
+        return text.length() <= chars ? text
+                : text.substring(0, chars) + "… (" + (text.length() - chars) + " more characters" + note + ")";
     }
 
     /** A shell call's command on its own, as channel.shell shows it; any other call's arguments as they are. */

@@ -27,6 +27,7 @@ final class SessionsStore implements GatekeeperSessions.Memory {
     private final KeyValueStore<String, GatekeeperSession> sessions;
     private final WindowStore<String, ToolResult> results;
     private final KeyValueStore<String, PendingApproval> pending;
+    private final KeyValueStore<String, String> turns;
     private final ProcessorContext<?, ?> context;
     /** Sessions changed by the record in hand: their new state, or null for one forgotten. */
     private final Map<String, GatekeeperSession> changed = new LinkedHashMap<>();
@@ -36,6 +37,7 @@ final class SessionsStore implements GatekeeperSessions.Memory {
         this.sessions = context.getStateStore(GatekeeperTopology.ACTIVE_SKILLS_STORE);
         this.results = context.getStateStore(GatekeeperTopology.RESULTS_STORE);
         this.pending = context.getStateStore(GatekeeperTopology.PENDING_STORE);
+        this.turns = context.getStateStore(GatekeeperTopology.TURNS_STORE);
     }
 
     @Override
@@ -88,6 +90,7 @@ final class SessionsStore implements GatekeeperSessions.Memory {
     @Override
     public void forget(String session) {
         sessions.delete(session);
+        turns.delete(session);
         changed.put(session, null);
         List<Windowed<String>> recorded = new ArrayList<>();
         // '0' follows '/': the range is the keys that start with "<session>/".
@@ -96,6 +99,16 @@ final class SessionsStore implements GatekeeperSessions.Memory {
             range.forEachRemaining(entry -> recorded.add(entry.key));
         }
         recorded.forEach(entry -> results.put(entry.key(), null, entry.window().start()));
+    }
+
+    @Override
+    public Optional<String> turns(String session) {
+        return Optional.ofNullable(turns.get(session));
+    }
+
+    @Override
+    public void turns(String session, String text) {
+        turns.put(session, text);
     }
 
     /** Hands over each session changed since the last call (null: forgotten), and forgets them. */

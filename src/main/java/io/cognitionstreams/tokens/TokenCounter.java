@@ -52,6 +52,15 @@ public final class TokenCounter {
 
     /** The longest prefix of {@code text} that fits in {@code maxTokens}, cut on a character boundary. */
     public String prefix(String text, int maxTokens) {
+        return cut(text, maxTokens, true);
+    }
+
+    /** The longest suffix of {@code text} that fits in {@code maxTokens}, cut on a character boundary. */
+    public String suffix(String text, int maxTokens) {
+        return cut(text, maxTokens, false);
+    }
+
+    private String cut(String text, int maxTokens, boolean head) {
         if (maxTokens <= 0 || text.isEmpty()) {
             return "";
         }
@@ -59,16 +68,20 @@ public final class TokenCounter {
         if (tokens.size() <= maxTokens) {
             return text;
         }
-        IntArrayList head = new IntArrayList(maxTokens);
-        for (int i = 0; i < maxTokens; i++) {
-            head.add(tokens.get(i));
+        IntArrayList kept = new IntArrayList(maxTokens);
+        for (int i = head ? 0 : tokens.size() - maxTokens; kept.size() < maxTokens; i++) {
+            kept.add(tokens.get(i));
         }
-        String decoded = encoding.decode(head);
-        // A token boundary can fall inside a multi-byte character; the decoder then yields U+FFFD. Drop it.
-        int end = decoded.length();
-        while (end > 0 && decoded.charAt(end - 1) == '\uFFFD') {
-            end--;
+        String decoded = encoding.decode(kept);
+        // A token boundary can fall inside a multi-byte character; the decoder then yields U+FFFD at the cut.
+        int from = 0;
+        int to = decoded.length();
+        while (head && to > 0 && decoded.charAt(to - 1) == '\uFFFD') {
+            to--;
         }
-        return decoded.substring(0, end);
+        while (!head && from < to && decoded.charAt(from) == '\uFFFD') {
+            from++;
+        }
+        return decoded.substring(from, to);
     }
 }

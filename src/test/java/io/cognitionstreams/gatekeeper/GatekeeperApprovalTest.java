@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.streams.StreamsBuilder;
@@ -15,17 +16,28 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.cognitionstreams.assembly.ContextLayers;
+import io.cognitionstreams.assembly.FieldCompressor;
+import io.cognitionstreams.assembly.PacketAssembler;
+import io.cognitionstreams.assembly.TaskInstructions;
 import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.council.ProposalContext;
 import io.cognitionstreams.council.CouncilSignatures;
 import io.cognitionstreams.council.CouncilTopology;
 import io.cognitionstreams.redaction.Redactor;
+import io.cognitionstreams.schema.ChatMessage;
+import io.cognitionstreams.schema.ChatRole;
+import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.CouncilOutcome;
 import io.cognitionstreams.schema.DeadLetter;
+import io.cognitionstreams.schema.PacketPayload;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.SessionAction;
+import io.cognitionstreams.schema.SessionControl;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.TimeTravel;
 import io.cognitionstreams.schema.ToolCall;
@@ -41,6 +53,7 @@ import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
 import io.cognitionstreams.topics.Channel;
 import io.cognitionstreams.topics.Topics;
+import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topology.CouncilSeal;
 
 /**
@@ -148,6 +161,63 @@ class GatekeeperApprovalTest {
         councilDecisions.pipeInput("ops-council", again);
         assertThat(decisions.isEmpty()).isTrue();
         assertThat(deadLetters.readValue().getReason()).contains("no call of session s1 waits for it");
+    }
+
+    @Test
+    void theProposalShowsTheSkillsProtocolAndTheSessionsRecentTurnsRedactedInsideWhatTheDecisionBinds() {
+        start(ApprovalRule.Policy.RISKY, true);
+        present("default");
+        TestInputTopic<String, CognitionPacket> packets = TopicDriver.input(driver, topics.packets);
+        List<ChatMessage> history = new ArrayList<>();
+        history.add(message(ChatRole.USER, "an old question that scrolled away"));
+        for (int i = 0; i < 4; i++) {
+            history.add(message(ChatRole.TOOL, "a long tool output " + "x".repeat(RecentTurns.MAX_CHARS)));
+        }
+        history.add(message(ChatRole.USER, "clean the build directory, my key is sk-live-abcdefghijklmnop0123"));
+        history.add(message(ChatRole.ASSISTANT, "I will remove build/"));
+        packets.pipeInput("s1", packet("s1", history, "and now the tests"));
+        packets.pipeInput("s2", packet("s2", List.of(message(ChatRole.USER, "another session's turn")), "hi"));
+        calls.pipeInput("s1", call("s1", "shell.run", RM).build());
+        decisions.readValue();
+
+        CouncilMessage proposal = written.readValue();
+        ProposalContext parts = ProposalContext.of(proposal.getContent());
+        assertThat(parts.call()).contains("tool: shell.run", "arguments sha256: ");
+        assertThat(parts.protocol()).contains("# ops protocol");
+        assertThat(parts.turns().orElseThrow())
+                .contains("user: clean the build directory, my key is", "assistant: I will remove build/")
+                .endsWith("user: and now the tests")
+                .doesNotContain("sk-live-abcdefghijklmnop0123", "an old question", "another session's turn");
+        assertThat(proposal.getContent().length()).isLessThan(Proposals.SHOWN_ARGUMENTS_CHARS
+                + Proposals.SHOWN_PROTOCOL_CHARS + RecentTurns.MAX_CHARS + 1000);
+
+        vote("default", proposal.getMsgId(), Vote.YES, Vote.YES);
+        assertThat(decisions.readValue().getCouncilDecision().getProposalDigest()).as("the context is decided on too")
+                .isEqualTo(Ed25519.sha256Hex(proposal.getContent()));
+    }
+
+    @Test
+    void aSessionThatEndsForgetsItsTurns() {
+        start(ApprovalRule.Policy.RISKY, false);
+        TopicDriver.input(driver, topics.packets).pipeInput("s1", packet("s1", List.of(), "a secret plan"));
+        TopicDriver.input(driver, topics.sessionControl).pipeInput("s1", SessionControl.newBuilder()
+                .setSessionId("s1").setAction(SessionAction.END_SESSION).setTimestamp(Records.T0).build());
+        calls.pipeInput("s1", call("s1", "shell.run", RM).build());
+
+        assertThat(ProposalContext.of(written.readValue().getContent()).turns()).isEmpty();
+    }
+
+    private static ChatMessage message(ChatRole role, String content) {
+        return ChatMessage.newBuilder().setRole(role).setContent(content).build();
+    }
+
+    private static CognitionPacket packet(String session, List<ChatMessage> history, String prompt) {
+        Tokenizers tokenizers = new Tokenizers();
+        CognitionPacket packet = new PacketAssembler(tokenizers, TaskInstructions.defaults(tokenizers),
+                ContextLayers.defaults(FieldCompressor.NONE), FieldCompressor.NONE)
+                .assemble(Records.input(Records.request(session, prompt).build())).packet();
+        return CognitionPacket.newBuilder(packet)
+                .setPayload(PacketPayload.newBuilder(packet.getPayload()).setHistory(history).build()).build();
     }
 
     @Test

@@ -7,7 +7,10 @@ import java.util.Base64;
 
 import org.junit.jupiter.api.Test;
 
-/** Signatures made with the JDK's Ed25519 are checked by the faster RFC 8032 code exactly as the JDK would. */
+/**
+ * Signatures are made and checked with the RFC 8032 code, and are the JDK's own: Ed25519 gives one signature per key
+ * and content, and the JDK checks what the app signs as the app checks it.
+ */
 class Ed25519Test {
 
     private final Ed25519.Key key = Ed25519.Key.generated();
@@ -16,6 +19,19 @@ class Ed25519Test {
     @Test
     void theJdksSignatureOfTheContentMatches() {
         assertThat(Ed25519.problem(key.publicKey(), content, key.sign(content))).isEmpty();
+    }
+
+    @Test
+    void theSignatureIsTheJdksToTheBitAndTheJdkAcceptsIt() throws Exception {
+        for (int length : new int[] {0, 1, 64, 5000}) {
+            byte[] bytes = "x".repeat(length).getBytes(StandardCharsets.UTF_8);
+            String signed = key.sign(bytes);
+            assertThat(signed).isEqualTo(Base64.getEncoder().encodeToString(key.jdkSignature(bytes)));
+            java.security.Signature jdk = java.security.Signature.getInstance(Ed25519.ALGORITHM);
+            jdk.initVerify(key.publicKey());
+            jdk.update(bytes);
+            assertThat(jdk.verify(Base64.getDecoder().decode(signed))).isTrue();
+        }
     }
 
     @Test

@@ -47,17 +47,19 @@ class TokenizersTest {
     }
 
     @Test
-    void aPrefixNeverEndsInsideACharacter() {
+    void aPrefixOrASuffixNeverCutsInsideACharacter() {
         TokenCounter counter = tokenizers.forModel("gpt-4o");
         String text = "naïve café 🙂🙂🙂 東京都 ".repeat(10);
+        assertThat(counter.suffix(text, 10_000)).isEqualTo(text);
         for (int limit = 1; limit < 40; limit++) {
             String prefix = counter.prefix(text, limit);
-            assertThat(text).startsWith(prefix);
+            String suffix = counter.suffix(text, limit);
+            assertThat(text).startsWith(prefix).endsWith(suffix);
             assertThat(counter.count(prefix)).isLessThanOrEqualTo(limit);
-            assertThat(prefix).doesNotContain("\uFFFD");
-            if (!prefix.isEmpty()) {
-                assertThat(Character.isHighSurrogate(prefix.charAt(prefix.length() - 1))).isFalse();
-            }
+            assertThat(counter.count(suffix)).isLessThanOrEqualTo(limit);
+            assertThat(prefix + suffix).doesNotContain("\uFFFD");
+            assertThat(prefix.isEmpty() || !Character.isHighSurrogate(prefix.charAt(prefix.length() - 1))).isTrue();
+            assertThat(suffix.isEmpty() || !Character.isLowSurrogate(suffix.charAt(0))).isTrue();
         }
     }
 }
