@@ -28,7 +28,6 @@ import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
-import io.cognitionstreams.schema.SessionUsage;
 import io.cognitionstreams.schema.MemoryLookup;
 import io.cognitionstreams.schema.MemoryRecall;
 import io.cognitionstreams.schema.ToolResult;
@@ -409,21 +408,29 @@ final class AssemblyProcessors {
 
         @Override
         public void process(Record<String, ToolResult> record) {
-            SessionAssembly.AfterResult after = sessions.remember(memory, record.value(), Instant.now(),
-                    EventSources.of(context));
-            after.next().ifPresent(request -> context.forward(record.withValue(request)));
-            after.escalation().ifPresent(message -> context.forward(record.withKey(message.getCouncilId())
-                    .withValue(message)));
-            after.event().ifPresent(event -> context.forward(record.withValue(event)));
-            after.usage().ifPresent(usage -> context.forward(record.withValue(usage)));
+            forward(context, record, sessions.remember(memory, record.value(), Instant.now(),
+                    EventSources.of(context)));
         }
     }
 
-    /** Remembers an answer and forwards its session's usage, the answer's own added. */
-    static final class RememberOutput implements Processor<String, LlmOutput, String, SessionUsage> {
+    /** Forwards what a result led to, keyed by its session (an escalation by its council). */
+    private static void forward(ProcessorContext<String, SpecificRecord> context, Record<String, ?> record,
+                                SessionAssembly.AfterResult after) {
+        after.next().ifPresent(request -> context.forward(record.withValue(request)));
+        after.escalation().ifPresent(message -> context.forward(record.withKey(message.getCouncilId())
+                .withValue(message)));
+        after.event().ifPresent(event -> context.forward(record.withValue(event)));
+        after.usage().ifPresent(usage -> context.forward(record.withValue(usage)));
+    }
+
+    /**
+     * Remembers an answer and forwards its session's usage, the answer's own added, then what the results that
+     * waited for the answer lead to.
+     */
+    static final class RememberOutput implements Processor<String, LlmOutput, String, SpecificRecord> {
         private final SessionAssembly sessions;
         private final MemoryParts parts;
-        private ProcessorContext<String, SessionUsage> context;
+        private ProcessorContext<String, SpecificRecord> context;
         private SessionStore memory;
 
         RememberOutput(SessionAssembly sessions, MemoryParts parts) {
@@ -432,15 +439,18 @@ final class AssemblyProcessors {
         }
 
         @Override
-        public void init(ProcessorContext<String, SessionUsage> context) {
+        public void init(ProcessorContext<String, SpecificRecord> context) {
             this.context = context;
             memory = memory(context, parts);
         }
 
         @Override
         public void process(Record<String, LlmOutput> record) {
-            SessionUsage usage = sessions.remember(memory, record.value());
-            context.forward(record.withKey(record.value().getSessionId()).withValue(usage));
+            SessionAssembly.AfterAnswer after = sessions.remember(memory, record.value(), Instant.now(),
+                    EventSources.of(context));
+            Record<String, LlmOutput> bySession = record.withKey(record.value().getSessionId());
+            context.forward(bySession.withValue(after.usage()));
+            after.released().forEach(released -> forward(context, bySession, released));
         }
     }
 

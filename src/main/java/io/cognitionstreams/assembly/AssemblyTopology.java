@@ -3,10 +3,12 @@ package io.cognitionstreams.assembly;
 import java.util.Optional;
 import java.util.Set;
 
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
@@ -18,7 +20,6 @@ import io.cognitionstreams.governance.PersonaRules;
 import io.cognitionstreams.governance.ToolDescriptors;
 import io.cognitionstreams.schema.HistoryEntry;
 import io.cognitionstreams.schema.HistoryImport;
-import io.cognitionstreams.schema.LlmOutput;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.MemoryLookup;
 import io.cognitionstreams.schema.MemoryRecall;
@@ -125,11 +126,12 @@ public final class AssemblyTopology {
                 .process(() -> new AssemblyProcessors.Keep(topics.memory, memory), Named.as("keep-memory"),
                         MEMORY_STORE)
                 .to(topics.memory.name(), toMemory.withName("keep-to-" + topics.memory.name()));
-        builder.stream(topics.llmOutputs.name(), topics.llmOutputs.consumed())
-                // Each answer's usage adds to its session's, published for operators (`cognition session show`).
+        // Each answer's usage adds to its session's, published for operators (`cognition session show`); results
+        // that came before their answer join the history after it, and may start the next turn then.
+        KStream<String, SpecificRecord> answered = builder.stream(topics.llmOutputs.name(),
+                        topics.llmOutputs.consumed())
                 .process(() -> new AssemblyProcessors.RememberOutput(sessions, memory), Named.as("remember-output"),
-                        SESSION_STORES)
-                .to(topics.sessionUsage.name(), topics.sessionUsage.produced());
+                        SESSION_STORES);
         builder.stream(topics.toolDecisions.name(), topics.toolDecisions.consumed())
                 .process(() -> new AssemblyProcessors.Remember<ToolDecision>(sessions::reanchor, memory),
                         Named.as("reanchor-on-denial"), SESSION_STORES);
@@ -140,7 +142,8 @@ public final class AssemblyTopology {
         // A result joins the history; the last result of a turn may ask for the session's next turn itself.
         Outputs.of(builder.stream(topics.toolResults.name(), topics.toolResults.consumed())
                         .process(() -> new AssemblyProcessors.RememberResult(sessions, memory),
-                                Named.as("remember-result"), SESSION_STORES), "after-result")
+                                Named.as("remember-result"), SESSION_STORES)
+                        .merge(answered, Named.as("answered-or-result")), "after-result")
                 .sealingCouncilMessagesWith(seal)
                 .to(topics.requests)
                 .to(topics.councilMessages)

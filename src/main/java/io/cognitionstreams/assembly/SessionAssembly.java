@@ -1,6 +1,7 @@
 package io.cognitionstreams.assembly;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -140,6 +141,13 @@ public final class SessionAssembly {
                 Optional.empty());
     }
 
+    /**
+     * What an answer leads to: the session's usage with the answer's own added, and what the results that waited
+     * for it ({@link #waitsForItsAnswer}) lead to, now that they follow it in the history.
+     */
+    public record AfterAnswer(SessionUsage usage, List<AfterResult> released) {
+    }
+
     /** The prompt of a turn the pipeline asks for on its own, once the tool results are in the history. */
     public static final String CONTINUE_PROMPT = "Your tool calls have finished; their results are above. Continue "
             + "the task from them.";
@@ -148,6 +156,13 @@ public final class SessionAssembly {
     /** The model a request targets when it names none: counts results of sessions that never had a packet. */
     private static final String DEFAULT_MODEL =
             CognitionRequest.getClassSchema().getField("target_model").defaultVal().toString();
+
+    /**
+     * Results held for an answer not yet in the history, at most: more calls than a turn makes, and (with
+     * {@link #MAX_HELD_CHARS}) well inside the 1 MB a record of the session-state changelog may take.
+     */
+    static final int MAX_HELD_RESULTS = 64;
+    static final long MAX_HELD_CHARS = 256 * 1024;
 
     /** Enough known names in a letter to spot a typo, bounded for a topic of many personas. */
     static final int MAX_PERSONAS_NAMED = 50;
@@ -280,7 +295,7 @@ public final class SessionAssembly {
                           Optional<List<String>> recalled) {
         CognitionRequest valid = RequestValidator.requireValid(unchecked);
         String session = valid.getSessionId();
-        SessionState state = memory.state(session);
+        SessionState state = joinHeld(memory, session);
         // The council and the memory scope a session named stay its own: a later request need not repeat them, and
         // the packet carries them, so that routing and AutoFix know where to escalate and the embedding of the turn's
         // memory blocks knows their scope, without a join. A session that never named a scope has its own.
@@ -311,6 +326,7 @@ public final class SessionAssembly {
         }
         return new Turn(packet, assembly.events(), () -> {
             SessionState.Builder next = SessionState.newBuilder(state)
+                    .setAwaitingAnswer(packet.getMeta().getPacketId())
                     .setEncoding(packet.getEncoding())
                     .setLastPacketTokens(packet.getTotalTokens())
                     .setReanchorSkill(null)
@@ -354,7 +370,7 @@ public final class SessionAssembly {
      * id (which its result carries) with the model's id beside it (what the model is shown), not as the text with
      * EXECUTE blocks routing read.
      */
-    public SessionUsage remember(Memory memory, LlmOutput output) {
+    public AfterAnswer remember(Memory memory, LlmOutput output, Instant now, PipelineEvents.Source source) {
         if (output == null || output.getSessionId().isBlank()) {
             throw new InvalidRecordException("llm output without a session cannot join a history");
         }
@@ -379,9 +395,35 @@ public final class SessionAssembly {
                 .setTokenCount(tokens)
                 .build(), counter.encodingName(), output.getPacketId());
         SessionUsage usage = spend(state.getUsage(), output, state.getLastPacketTokens(), tokens);
-        memory.state(output.getSessionId(), SessionState.newBuilder(state)
-                .setNextSequence(state.getNextSequence() + 1).setUsage(usage).build());
-        return usage;
+        SessionState.Builder next = SessionState.newBuilder(state).setNextSequence(state.getNextSequence() + 1)
+                .setUsage(usage);
+        if (output.getPacketId() == null || !output.getPacketId().equals(state.getAwaitingAnswer())) {
+            memory.state(output.getSessionId(), next.build());
+            return new AfterAnswer(usage, List.of());
+        }
+        memory.state(output.getSessionId(), next.setAwaitingAnswer(null).setHeldResults(List.of()).build());
+        List<AfterResult> released = new ArrayList<>();
+        for (ToolResult held : state.getHeldResults()) {
+            released.add(join(memory, memory.state(output.getSessionId()), held, now, source));
+        }
+        return new AfterAnswer(usage, released);
+    }
+
+    /**
+     * A new turn does not wait for an answer still missing (a user's next request while the model answers): the
+     * results that waited for it join the history as they are, ahead of the turn.
+     */
+    private SessionState joinHeld(Memory memory, String session) {
+        SessionState state = memory.state(session);
+        if (state.getHeldResults().isEmpty()) {
+            return state;
+        }
+        for (ToolResult held : state.getHeldResults()) {
+            state = append(memory, state, held);
+        }
+        state = SessionState.newBuilder(state).setAwaitingAnswer(null).setHeldResults(List.of()).build();
+        memory.state(session, state);
+        return state;
     }
 
     /** An answer's usage added to the session's: the model's own figures, else the assembly's counts. */
@@ -412,19 +454,51 @@ public final class SessionAssembly {
         if (result == null || result.getSessionId().isBlank() || result.getCallId().isBlank()) {
             throw new InvalidRecordException("a tool result without a session or a call id cannot join a history");
         }
+        SessionState state = memory.state(result.getSessionId());
+        if (waitsForItsAnswer(state, result)) {
+            List<ToolResult> held = new ArrayList<>(state.getHeldResults());
+            held.add(result);
+            memory.state(result.getSessionId(), SessionState.newBuilder(state).setHeldResults(held).build());
+            return AfterResult.NOTHING;
+        }
+        return join(memory, state, result, now, source);
+    }
+
+    /**
+     * Whether a result came before the answer that made its call, which it then waits for. It can: Kafka Streams
+     * takes a task's inputs in timestamp order only among the records it has fetched (and a paused partition's
+     * known lag goes stale), so under load a result on tool.results may be processed before its answer on
+     * llm.outputs. Joined at once, it would precede its call (an orphan to the model), and the last result would
+     * start the next turn before the answer is in the history. Only a call routing made from an answer
+     * ({@code call_count} > 0) waits: a call someone produced onto tool.calls has no answer to wait for. If the
+     * answer never joins (it was dead-lettered), its results join at the session's next turn ({@link #joinHeld}).
+     * Bounded, so a flood of results cannot grow the session's state past what its changelog takes: past the bound
+     * a result joins at once, as it arrives.
+     */
+    private static boolean waitsForItsAnswer(SessionState state, ToolResult result) {
+        if (result.getCallCount() <= 0 || result.getPacketId() == null
+                || !result.getPacketId().equals(state.getAwaitingAnswer())
+                || state.getHeldResults().size() >= MAX_HELD_RESULTS) {
+            return false;
+        }
+        long chars = length(result);
+        for (ToolResult held : state.getHeldResults()) {
+            chars += length(held);
+        }
+        return chars <= MAX_HELD_CHARS;
+    }
+
+    private static long length(ToolResult result) {
+        return (result.getText() == null ? 0 : result.getText().length())
+                + (result.getJson() == null ? 0 : result.getJson().length())
+                + (result.getError() == null ? 0 : result.getError().length());
+    }
+
+    /** The result joins the history after the session's messages, and its turn may continue (auto-continue). */
+    private AfterResult join(Memory memory, SessionState state, ToolResult result, Instant now,
+                             PipelineEvents.Source source) {
         String session = result.getSessionId();
-        SessionState state = memory.state(session);
-        TokenCounter counter = state.getEncoding() != null ? assembler.counterForEncoding(state.getEncoding())
-                : assembler.counterFor(DEFAULT_MODEL);
-        String content = ToolMessages.content(result);
-        memory.append(session, state.getNextSequence(), ChatMessage.newBuilder()
-                .setRole(ChatRole.TOOL)
-                .setContent(content)
-                .setToolCallId(result.getCallId())
-                .setName(result.getTool())
-                .setTokenCount(counter.count(content))
-                .build(), counter.encodingName(), result.getPacketId());
-        SessionState.Builder next = SessionState.newBuilder(state).setNextSequence(state.getNextSequence() + 1);
+        SessionState.Builder next = SessionState.newBuilder(append(memory, state, result));
         // A replayed or forked turn's next turn is on the timeline it re-runs: cognition replay sends it.
         if (autoContinueSteps == 0 || result.getPacketId() == null || result.getCallCount() <= 0
                 || result.getTimeTravel() != null) {
@@ -466,6 +540,21 @@ public final class SessionAssembly {
                 .setAutoContinueStep(step)
                 .setTimestamp(now)
                 .build()), Optional.empty(), Optional.empty(), Optional.empty());
+    }
+
+    /** The result's TOOL message appended to the history: the session's state with its next sequence after it. */
+    private SessionState append(Memory memory, SessionState state, ToolResult result) {
+        TokenCounter counter = state.getEncoding() != null ? assembler.counterForEncoding(state.getEncoding())
+                : assembler.counterFor(DEFAULT_MODEL);
+        String content = ToolMessages.content(result);
+        memory.append(result.getSessionId(), state.getNextSequence(), ChatMessage.newBuilder()
+                .setRole(ChatRole.TOOL)
+                .setContent(content)
+                .setToolCallId(result.getCallId())
+                .setName(result.getTool())
+                .setTokenCount(counter.count(content))
+                .build(), counter.encodingName(), result.getPacketId());
+        return SessionState.newBuilder(state).setNextSequence(state.getNextSequence() + 1).build();
     }
 
     /**

@@ -223,6 +223,8 @@ class AssemblyTopologyTest {
         TestOutputTopic<String, CognitionRequest> nextTurns = TopicDriver.output(driver, topics.requests);
         requests.pipeInput("s1", Records.request("s1", "Inspect the workspace.").setActiveSkill(null).build());
         String packetId = packets.readValue().getMeta().getPacketId();
+        outputs.pipeInput("s1", Records.output("s1", "EXECUTE: mcp__workspace__list_files {}\n"
+                + "EXECUTE: mcp__workspace__read_file {}").setPacketId(packetId).build());
 
         results.pipeInput("s1", result("s1", "c1", packetId, 2).setTool("mcp__workspace__list_files")
                 .setText("README.md\npom.xml").build());
@@ -330,11 +332,11 @@ class AssemblyTopologyTest {
         requests.pipeInput("s1", Records.request("s1", "Inspect the workspace.").setActiveSkill(null).build());
         String packetId = packets.readValue().getMeta().getPacketId();
         for (int turn = 1; turn <= AUTO_CONTINUE; turn++) {
-            results.pipeInput("s1", result("s1", "c" + turn, packetId, 1).setText("more to do").build());
+            answerAndReturn(packetId, "c" + turn, "more to do");
             packetId = packets.readValue().getMeta().getPacketId();
         }
 
-        results.pipeInput("s1", result("s1", "c-last", packetId, 1).setText("still more").build());
+        answerAndReturn(packetId, "c-last", "still more");
 
         assertThat(packets.isEmpty()).as("no turn past the limit").isTrue();
         var record = council.readKeyValue();
@@ -368,13 +370,13 @@ class AssemblyTopologyTest {
         requests.pipeInput("s1", Records.request("s1", "Inspect the workspace.").setCouncilId("billing").build());
         String packetId = packets.readValue().getMeta().getPacketId();
         for (int turn = 1; turn <= AUTO_CONTINUE; turn++) {
-            results.pipeInput("s1", result("s1", "c" + turn, packetId, 1).setText("more to do").build());
+            answerAndReturn(packetId, "c" + turn, "more to do");
             CognitionPacket next = packets.readValue();
             assertThat(next.getMeta().getCouncilId()).as("a turn the pipeline asks for").isEqualTo("billing");
             packetId = next.getMeta().getPacketId();
         }
 
-        results.pipeInput("s1", result("s1", "c-last", packetId, 1).setText("still more").build());
+        answerAndReturn(packetId, "c-last", "still more");
 
         var escalation = council.readKeyValue();
         assertThat(escalation.key).isEqualTo("billing");
@@ -385,6 +387,60 @@ class AssemblyTopologyTest {
         return ToolResult.newBuilder().setCallId(callId).setSessionId(session).setTool("mcp__workspace__clock")
                 .setSuccess(true).setStatus(ToolStatus.SUCCEEDED).setExecutor("mcp:workspace")
                 .setPacketId(packetId).setCallCount(callCount).setTimestamp(Records.T0);
+    }
+
+    /** Session s1's model answers the packet with one call, and the call's result comes back. */
+    private void answerAndReturn(String packetId, String callId, String text) {
+        outputs.pipeInput("s1", Records.output("s1", "EXECUTE: mcp__workspace__clock {}").setPacketId(packetId)
+                .setOutputId(packetId + "-out").build());
+        TopicDriver.input(driver, topics.toolResults).pipeInput("s1", result("s1", callId, packetId, 1)
+                .setText(text).build());
+    }
+
+    @Test
+    void resultsThatComeBeforeTheirAnswerWaitForItAndFollowItsCalls(@TempDir Path nativeDir) {
+        driver.close();
+        driver = start(nativeDir, ToolCalling.NATIVE);
+        TestInputTopic<String, ToolResult> results = TopicDriver.input(driver, topics.toolResults);
+        TestOutputTopic<String, CognitionRequest> nextTurns = TopicDriver.output(driver, topics.requests);
+        requests.pipeInput("s1", Records.request("s1", "Read a and b.").setActiveSkill(null).build());
+        String packetId = packets.readValue().getMeta().getPacketId();
+        String outputId = packetId + "-out";
+
+        // Both results are read before the answer that made their calls, as a loaded task may read them.
+        results.pipeInput("s1", result("s1", outputId + "#0", packetId, 2).setText("A").build());
+        results.pipeInput("s1", result("s1", outputId + "#1", packetId, 2).setText("B").build());
+        assertThat(nextTurns.isEmpty()).as("no next turn before the answer is in the history").isTrue();
+        outputs.pipeInput("s1", Records.output("s1", "").setOutputId(outputId).setPacketId(packetId)
+                .setContent("").setToolCalls(List.of(nativeCall(outputId + "#0", "call_a", "a"),
+                        nativeCall(outputId + "#1", "call_b", "b"))).build());
+
+        assertThat(nextTurns.readValue().getRequestId()).isEqualTo(packetId + "-next");
+        assertThat(nextTurns.isEmpty()).as("one next turn").isTrue();
+        List<ModelClient.PromptMessage> prompt = PromptRenderer.render(packets.readValue());
+        assertThat(prompt.subList(prompt.size() - 4, prompt.size() - 1)).extracting(
+                ModelClient.PromptMessage::role, ModelClient.PromptMessage::toolCallId,
+                ModelClient.PromptMessage::content).as("each result after the answer, answering its call")
+                .containsExactly(tuple("assistant", null, ""), tuple("tool", "call_a", "A"),
+                        tuple("tool", "call_b", "B"));
+        assertThat(driver.<String, SessionState>getKeyValueStore(AssemblyTopology.SESSION_STORE).get("s1")
+                .getHeldResults()).isEmpty();
+    }
+
+    @Test
+    void resultsWhoseAnswerNeverComesJoinTheHistoryAtTheSessionsNextTurn() {
+        TestInputTopic<String, ToolResult> results = TopicDriver.input(driver, topics.toolResults);
+        requests.pipeInput("s1", Records.request("s1", "Inspect the workspace.").setActiveSkill(null).build());
+        String packetId = packets.readValue().getMeta().getPacketId();
+        results.pipeInput("s1", result("s1", "c1", packetId, 1).setText("README.md").build());
+        // Produced onto tool.calls by hand (call_count 0): no answer to wait for.
+        results.pipeInput("s1", result("s1", "c2", packetId, 0).setText("pom.xml").build());
+
+        requests.pipeInput("s1", Records.request("s1", "And now?").setRequestId("r2").setActiveSkill(null).build());
+
+        assertThat(packets.readValue().getPayload().getHistory()).extracting(ChatMessage::getToolCallId)
+                .as("the held result in the order it came, after the one that did not wait")
+                .containsExactly(null, "c2", "c1");
     }
 
     @Test
