@@ -459,6 +459,7 @@ public final class SessionAssembly {
             List<ToolResult> held = new ArrayList<>(state.getHeldResults());
             held.add(result);
             memory.state(result.getSessionId(), SessionState.newBuilder(state).setHeldResults(held).build());
+            Meters.resultHeld();
             return AfterResult.NOTHING;
         }
         return join(memory, state, result, now, source);

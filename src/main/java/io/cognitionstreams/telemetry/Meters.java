@@ -45,6 +45,7 @@ public final class Meters {
     public static final String COUNCIL_MESSAGES = "cognition.council.messages";
     public static final String COUNCIL_DECISIONS = "cognition.council.decisions";
     public static final String REANCHORS = "cognition.assembly.reanchors";
+    public static final String RESULTS_HELD = "cognition.assembly.results.held";
     public static final String MEMORY_SHELF_BYTES = "cognition.memory.shelf.bytes";
 
     /** Distinct values a label whose values come from records may take in one process. */
@@ -149,6 +150,15 @@ public final class Meters {
     }
 
     /** The assembly put a denied skill's protocol in front of the model again. */
+    /** A tool result read before the answer that made its call, which it then waited for. */
+    public static void resultHeld() {
+        if (!Telemetry.watched()) {
+            return;
+        }
+        Counter.builder(RESULTS_HELD).description("Tool results the assembly read before the answer that made "
+                + "their call, held until that answer joined the history").register(Telemetry.meters()).increment();
+    }
+
     public static void reanchored() {
         if (!Telemetry.watched()) {
             return;
