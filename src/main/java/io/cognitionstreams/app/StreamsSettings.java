@@ -34,6 +34,11 @@ public final class StreamsSettings {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, capability.equals(AssemblyTopology.NAME)
                 ? Math.max(settings.streamThreads(), settings.tuning().assemblyThreads()) : settings.streamThreads());
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.tuning().commitInterval().toMillis());
+        // A stream thread checks whether a commit is due only between polls, and an idle one blocks in poll for
+        // poll.ms (100 ms by default): output processed just after a commit waited for the next input or that
+        // poll's end before its transaction committed and anyone could read it. Polling no longer than the commit
+        // interval bounds the wait by the commit interval, as its name promises.
+        props.put(StreamsConfig.POLL_MS_CONFIG, settings.tuning().commitInterval().toMillis());
         props.putAll(errorHandling());
         props.putAll(bounded(settings));
         props.put(DeadLetterHandler.SECONDARY_INPUTS, String.join(",", new java.util.TreeSet<>(secondaryInputs)));

@@ -98,10 +98,13 @@ class GatekeeperRestartIT {
                             && dead.getKey() != null
                             && session.equals(new String(dead.getKey().array(), StandardCharsets.UTF_8)),
                     seen -> seen.size() >= 2, TIMEOUT);
+            // The deserialization handler's letter and the processor's need not come in the order of the inputs.
             assertThat(refused).extracting(DeadLetter::getErrorKind)
-                    .containsExactly(ErrorKind.DESERIALIZATION, ErrorKind.VALIDATION);
-            assertThat(refused.get(1).getReason()).isEqualTo("decision on proposal p-" + run + " refused: the "
-                    + "decision is not signed: only the council's decisions, signed with the app's key, decide a call");
+                    .containsExactlyInAnyOrder(ErrorKind.DESERIALIZATION, ErrorKind.VALIDATION);
+            assertThat(refused).filteredOn(dead -> dead.getErrorKind() == ErrorKind.VALIDATION)
+                    .extracting(DeadLetter::getReason).containsExactly("decision on proposal p-" + run + " refused: "
+                            + "the decision is not signed: only the council's decisions, signed with the app's key, "
+                            + "decide a call");
         } finally {
             // Leaving the group hands the partitions over at once instead of after the session timeout.
             first.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
