@@ -1,8 +1,10 @@
 package io.cognitionstreams.app;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +24,8 @@ import io.cognitionstreams.topics.Topics;
 
 /**
  * Creates the app's topics that do not exist yet. Existing topics are left as they are (an operator may have
- * tuned them) but a partition count below the configured one is reported: it caps how far the app scales out.
+ * tuned them) but a partition count below the configured one is reported: it caps how far the app scales out. Two
+ * topics read in the same tasks ({@link Topics#partitionedLike}) with other partition counts stop the app.
  */
 public final class TopicProvisioner {
 
@@ -35,16 +38,16 @@ public final class TopicProvisioner {
     public static List<String> ensure(Admin admin, Topics topics, int partitions, short replicationFactor) {
         try {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-            // Assembly reads the tenants' requests topics in the same tasks as cognition.requests, so a tenant
-            // added later gets the partitions cognition.requests has, whatever the setting is now.
-            int requestPartitions = existing.contains(Topics.COGNITION_REQUESTS)
-                    ? admin.describeTopics(List.of(Topics.COGNITION_REQUESTS)).allTopicNames()
-                            .get(30, TimeUnit.SECONDS).get(Topics.COGNITION_REQUESTS).partitions().size()
-                    : partitions;
+            // A topic read in the same tasks as another (Topics.partitionedLike) gets the partitions the other
+            // already has, whatever the setting is now: a tenant added later, a topic a newer version added.
+            List<String> partners = topics.all().stream().map(Topic::name).filter(name -> !existing.contains(name))
+                    .flatMap(name -> Topics.partitionedLike(name).stream()).filter(existing::contains).distinct()
+                    .toList();
+            Map<String, Integer> partnerCounts = partitionCounts(admin, partners);
             List<NewTopic> missing = new ArrayList<>();
             for (Topic<?, ?> topic : topics.all()) {
                 if (!existing.contains(topic.name())) {
-                    int count = Topics.tenantOfRequests(topic.name()).isPresent() ? requestPartitions : partitions;
+                    int count = Topics.partitionedLike(topic.name()).map(partnerCounts::get).orElse(partitions);
                     missing.add(new NewTopic(topic.name(), count, replicationFactor).configs(topic.configs()));
                 }
             }
@@ -63,7 +66,9 @@ public final class TopicProvisioner {
                 }
                 awaitLeaders(admin, missing.stream().map(NewTopic::name).toList());
             }
-            warnAboutNarrowTopics(admin, topics, partitions);
+            Map<String, Integer> counts = partitionCounts(admin, topics.all().stream().map(Topic::name).toList());
+            requirePartitionedAlike(counts);
+            warnAboutNarrowTopics(counts, partitions);
             return created;
         } catch (ExecutionException e) {
             throw new IllegalStateException("cannot create the app's topics: " + e.getCause().getMessage(), e);
@@ -101,14 +106,37 @@ public final class TopicProvisioner {
         LOG.warn("new topics {} still have partitions without a leader after 30 s", names);
     }
 
-    private static void warnAboutNarrowTopics(Admin admin, Topics topics, int partitions)
+    /**
+     * Refuses to start on topics that must be read in the same tasks but have other partition counts: their records
+     * would meet in the wrong task (a council decision where its call does not wait), which nothing could notice.
+     */
+    private static void requirePartitionedAlike(Map<String, Integer> counts) {
+        for (String name : counts.keySet()) {
+            Optional<String> partner = Topics.partitionedLike(name);
+            if (partner.isPresent() && !counts.get(name).equals(counts.get(partner.get()))) {
+                throw new IllegalStateException(name + " has " + counts.get(name) + " partitions but "
+                        + partner.get() + " has " + counts.get(partner.get()) + ": the app reads them in the same "
+                        + "tasks, so they need as many (recreate " + name + " with " + counts.get(partner.get())
+                        + " partitions)");
+            }
+        }
+    }
+
+    private static Map<String, Integer> partitionCounts(Admin admin, List<String> names)
             throws ExecutionException, InterruptedException, TimeoutException {
-        List<String> names = topics.all().stream().map(Topic::name).toList();
-        Map<String, TopicDescription> described = admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS);
-        described.forEach((name, description) -> {
-            if (description.partitions().size() < partitions) {
+        Map<String, Integer> counts = new HashMap<>();
+        if (!names.isEmpty()) {
+            admin.describeTopics(names).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .forEach((name, description) -> counts.put(name, description.partitions().size()));
+        }
+        return counts;
+    }
+
+    private static void warnAboutNarrowTopics(Map<String, Integer> counts, int partitions) {
+        counts.forEach((name, count) -> {
+            if (count < partitions) {
                 LOG.warn("topic {} has {} partitions, fewer than the configured {}: at most {} instances share it",
-                        name, description.partitions().size(), partitions, description.partitions().size());
+                        name, count, partitions, count);
             }
         });
     }

@@ -373,6 +373,11 @@ public final class Council {
         }
     }
 
+    /** Whether a call waits in the gatekeeper for this decision: it decides one of the gatekeeper's proposals. */
+    public static boolean awaitedByGatekeeper(CouncilDecision decision) {
+        return CouncilSettings.GATEKEEPER_SENDER.equals(decision.getProposer());
+    }
+
     private Set<String> active(CouncilMemory memory, String council) {
         return memory.roles(council).stream()
                 .filter(role -> role.getStatus() == RoleState.ACTIVE && settings.roles().contains(role.getRole()))

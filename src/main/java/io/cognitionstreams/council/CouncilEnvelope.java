@@ -120,6 +120,10 @@ public final class CouncilEnvelope {
         }
         if (type == CouncilMessageType.PROPOSAL) {
             requireText("content of a PROPOSAL", message.getContent());
+            if (CouncilSettings.GATEKEEPER_SENDER.equals(message.getSender())) {
+                // Its decision goes to the session's partition of council.decisions.by-session, where the call waits.
+                requireText("session_id of the gatekeeper's PROPOSAL", message.getSessionId());
+            }
             // A proposal is known by its msg_id; a different proposal_id would give it two names.
             if (message.getProposalId() != null && !message.getProposalId().equals(message.getMsgId())) {
                 throw new InvalidRecordException("a PROPOSAL is identified by its msg_id '" + message.getMsgId()

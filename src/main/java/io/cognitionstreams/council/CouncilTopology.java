@@ -1,8 +1,10 @@
 package io.cognitionstreams.council;
 
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.state.Stores;
 
@@ -20,9 +22,10 @@ import io.cognitionstreams.topology.Outputs;
 
 /**
  * The council protocol: council.messages -> {@link Council} over changelogged stores -> role changes on
- * council.roles, decisions on council.decisions, escalations (and clock ticks) on council.messages, escalations
- * on channel.council_chat, and each changed council's state on council.state (once a tick), the public view of
- * the stores for `cognition council` and monitoring. Every output of a message is written in the transaction that
+ * council.roles, decisions on council.decisions (those on the gatekeeper's proposals also on
+ * council.decisions.by-session, keyed by the call's session), escalations (and clock ticks) on council.messages,
+ * escalations on channel.council_chat, and each changed council's state on council.state (once a tick), the public
+ * view of the stores for `cognition council` and monitoring. Every output of a message is written in the transaction that
  * commits the message and the state it changed (exactly_once_v2), so a restart neither loses nor repeats a
  * decision.
  */
@@ -65,12 +68,22 @@ public final class CouncilTopology {
         GlobalMirror.add(builder, topics.councilKeys, KEYS_STORE, CouncilKeys::refuse);
 
         // Keyed by council id, so one task owns each council: its votes meet its proposals without a repartition.
-        Outputs.of(builder.stream(topics.councilMessages.name(), topics.councilMessages.consumed())
-                        .process(() -> new CouncilProcessors.Deliberate(settings, new Council(settings, redactor, topics.limits(),
-                                        appKey)),
-                                Named.as("deliberate"), CLOCK_STORE, ROLES_STORE, PROPOSALS_STORE,
-                                PENDING_VOTES_STORE, DECIDED_STORE, SEEN_STORE, DEADLINES_STORE, COUNTS_STORE),
-                        "council")
+        KStream<String, SpecificRecord> outputs = builder.stream(topics.councilMessages.name(),
+                        topics.councilMessages.consumed())
+                .process(() -> new CouncilProcessors.Deliberate(settings, new Council(settings, redactor,
+                                topics.limits(), appKey)),
+                        Named.as("deliberate"), CLOCK_STORE, ROLES_STORE, PROPOSALS_STORE, PENDING_VOTES_STORE,
+                        DECIDED_STORE, SEEN_STORE, DEADLINES_STORE, COUNTS_STORE);
+        // The decisions a gated call waits for, again, keyed by its session, in the same transaction: the gatekeeper
+        // reads them in the task that holds the session's calls, with no repartition of its own (a transaction more
+        // on every gated call's way).
+        Outputs.of(outputs.filter((council, record) -> record instanceof CouncilDecision decision
+                                && Council.awaitedByGatekeeper(decision), Named.as("awaited-by-gatekeeper"))
+                        .selectKey((council, record) -> ((CouncilDecision) record).getSessionId(),
+                                Named.as("by-session")), "council-by-session")
+                .to(topics.councilDecisionsBySession)
+                .end();
+        Outputs.of(outputs, "council")
                 .checkingChannelsWith(new LastCheck(redactor))
                 .sealingCouncilMessagesWith(CouncilSignatures.seal(settings, appKey))
                 .to(topics.councilRoles)

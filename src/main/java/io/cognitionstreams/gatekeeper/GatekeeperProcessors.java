@@ -1,6 +1,5 @@
 package io.cognitionstreams.gatekeeper;
 
-import java.security.PublicKey;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -11,9 +10,6 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
-import io.cognitionstreams.council.CouncilSettings;
-import io.cognitionstreams.council.CouncilSignatures;
-import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.GatekeeperSession;
@@ -78,46 +74,8 @@ final class GatekeeperProcessors {
     }
 
     /**
-     * council.decisions, keyed by council: passes on, keyed by their session, the decisions on the gatekeeper's own
-     * proposals that the app's key signed; skips the council's other decisions (the roles' own proposals), and
-     * refuses (dead-letters) a decision on a gatekeeper proposal that is unsigned, forged or names no session.
-     */
-    static final class BySession implements Processor<String, CouncilDecision, String, CouncilDecision> {
-        private final PublicKey appKey;
-        private ProcessorContext<String, CouncilDecision> context;
-
-        BySession(PublicKey appKey) {
-            this.appKey = appKey;
-        }
-
-        @Override
-        public void init(ProcessorContext<String, CouncilDecision> context) {
-            this.context = context;
-        }
-
-        @Override
-        public void process(Record<String, CouncilDecision> record) {
-            CouncilDecision decision = record.value();
-            if (decision == null) {
-                throw new InvalidRecordException("council decision is null (tombstones are not decisions)");
-            }
-            if (!CouncilSettings.GATEKEEPER_SENDER.equals(decision.getProposer())) {
-                return; // a role's own proposal: nothing of the gatekeeper's waits for it
-            }
-            CouncilSignatures.problem(decision, appKey).ifPresent(problem -> {
-                throw new InvalidRecordException("decision on proposal " + decision.getProposalId() + " refused: "
-                        + problem);
-            });
-            if (decision.getSessionId() == null || decision.getSessionId().isBlank()) {
-                throw new InvalidRecordException("decision on the gatekeeper's proposal " + decision.getProposalId()
-                        + " names no session");
-            }
-            context.forward(record.withKey(decision.getSessionId()));
-        }
-    }
-
-    /**
-     * The council's decisions, by session: each decides the call waiting for it. Every few seconds of wall clock, a
+     * The council's decisions on the gatekeeper's proposals, by session (council.decisions.by-session): each decides
+     * the call waiting for it. Every few seconds of wall clock, a
      * call that has waited past the approval timeout is denied (its council never decided).
      */
     static final class Settle implements Processor<String, CouncilDecision, String, SpecificRecord> {

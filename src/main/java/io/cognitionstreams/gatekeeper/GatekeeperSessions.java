@@ -19,6 +19,8 @@ import io.cognitionstreams.redaction.Redaction;
 import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.routing.OutputRouter;
 import io.cognitionstreams.council.CouncilIds;
+import io.cognitionstreams.council.CouncilSettings;
+import io.cognitionstreams.council.CouncilSignatures;
 import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CouncilMessage;
@@ -195,14 +197,32 @@ public final class GatekeeperSessions {
      * Turns the council's decision on a waiting call into the call's decision: an approval signed with the
      * council's decision inside it, or a denial with the council's reason, re-anchored like every other.
      *
-     * @param key the session the decision was re-keyed to (council.decisions is keyed by council)
-     * @throws InvalidRecordException when no call of the session waits for that proposal, or the decision is of
-     *                                another council or of another content than the proposal sent
+     * @param key the session the council keyed the decision by (council.decisions.by-session)
+     * @throws InvalidRecordException when the decision is not the app's council's (unsigned, forged), not on one of
+     *                                the gatekeeper's proposals, keyed by another session than it names, or no call
+     *                                of the session waits for it, or it is of another council or of another content
+     *                                than the proposal sent
      */
     public Decided settle(Memory memory, Gatekeeper gatekeeper, String key, CouncilDecision decision,
                           PipelineEvents.Source source) {
+        if (decision == null) {
+            throw new InvalidRecordException("council decision is null (tombstones are not decisions)");
+        }
+        CouncilSignatures.problem(decision, signer.publicKey()).ifPresent(problem -> {
+            throw new InvalidRecordException("decision on proposal " + decision.getProposalId() + " refused: "
+                    + problem);
+        });
+        if (!CouncilSettings.GATEKEEPER_SENDER.equals(decision.getProposer())) {
+            throw new InvalidRecordException("decision on proposal " + decision.getProposalId() + " of "
+                    + decision.getProposer() + ": " + Topics.COUNCIL_DECISIONS_BY_SESSION
+                    + " carries only decisions on the gatekeeper's proposals");
+        }
         String session = decision.getSessionId();
-        requireKeyedBySession(key, session, Topics.COUNCIL_DECISIONS);
+        if (session == null || session.isBlank()) {
+            throw new InvalidRecordException("decision on the gatekeeper's proposal " + decision.getProposalId()
+                    + " names no session");
+        }
+        requireKeyedBySession(key, session, Topics.COUNCIL_DECISIONS_BY_SESSION);
         PendingApproval pending = memory.pending(session, decision.getProposalId()).orElseThrow(() ->
                 new InvalidRecordException("council " + decision.getCouncilId() + " decided proposal "
                         + decision.getProposalId() + " (" + decision.getOutcome() + "), but no call of session "

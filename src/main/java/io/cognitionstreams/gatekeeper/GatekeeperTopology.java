@@ -5,12 +5,10 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.state.Stores;
 
 import io.cognitionstreams.governance.ToolDescriptors;
 import io.cognitionstreams.redaction.LastCheck;
-import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.PendingApproval;
 import io.cognitionstreams.topology.CouncilSeal;
 import io.cognitionstreams.topology.GlobalMirror;
@@ -60,8 +58,6 @@ public final class GatekeeperTopology {
     public static final String TURNS_STORE = "recent-turns";
     /** What the executors say of each tool (cognition.tools): whether a call of it needs approval. */
     public static final String TOOLS_STORE = "tools";
-    /** council.decisions re-keyed by session, so a decision reaches the task that holds its waiting call. */
-    public static final String DECISIONS_BY_SESSION = "council-decisions-by-session";
 
     /** The stores of a session's state, which every processor of the session-keyed inputs reads and writes. */
     private static final String[] SESSION_STORES = {ACTIVE_SKILLS_STORE, RESULTS_STORE, PENDING_STORE, TURNS_STORE};
@@ -105,14 +101,10 @@ public final class GatekeeperTopology {
                 .stream(topics.toolOutcomes.name(), topics.toolOutcomes.consumed())
                 .process(() -> new GatekeeperProcessors.WarnOnOverload(sessions), Named.as("warn-on-overload"),
                         SESSION_STORES);
-        // council.decisions is keyed by council; the call a decision settles lives with its session. The one
-        // repartition of the gatekeeper: it has as many partitions as council.decisions, which the app creates with
-        // as many as tool.calls (every topic gets --partitions), so a session's decision reaches its calls' task.
+        // The council's decisions on the gatekeeper's proposals, keyed by session by the council itself:
+        // co-partitioned with tool.calls (the app checks their partition counts), so each reaches its call's task.
         KStream<String, SpecificRecord> settled = builder
-                .stream(topics.councilDecisions.name(), topics.councilDecisions.consumed())
-                .process(() -> new GatekeeperProcessors.BySession(signer.publicKey()), Named.as("by-session"))
-                .repartition(Repartitioned.<String, CouncilDecision>as(DECISIONS_BY_SESSION)
-                        .withKeySerde(Serdes.String()).withValueSerde(topics.councilDecisions.valueSerde()))
+                .stream(topics.councilDecisionsBySession.name(), topics.councilDecisionsBySession.consumed())
                 .process(() -> new GatekeeperProcessors.Settle(sessions, settings), Named.as("settle"),
                         SESSION_STORES);
         // Not through the split below: forgetting a session publishes a tombstone, which no type branch takes.

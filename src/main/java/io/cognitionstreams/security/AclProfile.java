@@ -74,7 +74,11 @@ public final class AclProfile {
      */
     public static final List<String> GOVERNED = List.of(Topics.COGNITION_IDENTITY, Topics.COGNITION_SKILLS,
             Topics.COGNITION_PERSONAS, Topics.COUNCIL_KEYS);
-    /** What council roles read: their own topic, its outcomes, and the escalations on the council's channel. */
+    /**
+     * What council roles read: their own topic, its outcomes, and the escalations on the council's channel. Not
+     * council.decisions.by-session, the same decisions keyed by session for the gatekeeper: like council.decisions,
+     * only the app (the council) writes it, as every topic not governed, and only the app (the gatekeeper) reads it.
+     */
     private static final List<String> COUNCIL_READS = List.of(Topics.COUNCIL_MESSAGES, Topics.COUNCIL_DECISIONS,
             Topics.COUNCIL_ROLES, Topics.COUNCIL_STATE, Topics.CHANNEL_PREFIX + "council_chat");
     /**

@@ -68,6 +68,7 @@ public final class Topics {
     public static final String SESSION_USAGE = "session.usage";
     public static final String COUNCIL_MESSAGES = "council.messages";
     public static final String COUNCIL_DECISIONS = "council.decisions";
+    public static final String COUNCIL_DECISIONS_BY_SESSION = "council.decisions.by-session";
     public static final String COUNCIL_ROLES = "council.roles";
     public static final String COUNCIL_STATE = "council.state";
     public static final String COUNCIL_KEYS = "council.keys";
@@ -136,6 +137,17 @@ public final class Topics {
      */
     public static String tenantRequests(String tenant) {
         return COGNITION_REQUESTS + "." + tenant;
+    }
+
+    /**
+     * The topic whose partition count {@code topic} must have, if any: its records meet that topic's in one task (a
+     * tenant's requests are read beside cognition.requests; the council's decisions by session beside tool.calls).
+     */
+    public static Optional<String> partitionedLike(String topic) {
+        if (topic.equals(COUNCIL_DECISIONS_BY_SESSION)) {
+            return Optional.of(TOOL_CALLS);
+        }
+        return tenantOfRequests(topic).map(tenant -> COGNITION_REQUESTS);
     }
 
     /** The tenant whose requests topic this is, if it is one. */
@@ -212,6 +224,7 @@ public final class Topics {
     public final Topic<String, SessionUsage> sessionUsage;
     public final Topic<String, CouncilMessage> councilMessages;
     public final Topic<String, CouncilDecision> councilDecisions;
+    public final Topic<String, CouncilDecision> councilDecisionsBySession;
     public final Topic<String, RoleStatus> councilRoles;
     public final Topic<String, CouncilState> councilState;
     public final Topic<String, CouncilKey> councilKeys;
@@ -293,6 +306,11 @@ public final class Topics {
                         + "council, Prime");
         councilDecisions = add(COUNCIL_DECISIONS, CouncilDecision.class, Map.of(), COUNCIL,
                 "council -> agents");
+        // The gatekeeper reads it in the task that holds the session's calls, so it must be co-partitioned with
+        // tool.calls: same key, and as many partitions (the app creates both with --partitions and refuses to start
+        // when an existing pair differs).
+        councilDecisionsBySession = add(COUNCIL_DECISIONS_BY_SESSION, CouncilDecision.class, Map.of(), SESSION,
+                "council (its decisions on the gatekeeper's proposals, again, keyed by session) -> gatekeeper");
         councilRoles = add(COUNCIL_ROLES, RoleStatus.class, Map.of(), COUNCIL,
                 "council -> monitoring");
         councilState = add(COUNCIL_STATE, CouncilState.class, COMPACTED, COUNCIL,

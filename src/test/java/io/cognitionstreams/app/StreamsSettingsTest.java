@@ -37,6 +37,23 @@ class StreamsSettingsTest {
     }
 
     @Test
+    void anIdleStreamThreadOfTheApprovalPathPollsAFifthOfTheCommitIntervalSoOutputWaitsAboutThatInterval(@TempDir Path stateDir) {
+        Settings local = Settings.local("127.0.0.1:9092", "app", stateDir);
+        Settings.Tuning defaults = local.tuning();
+        Settings tuned = withTuning(local, new Settings.Tuning(Duration.ofMillis(80), defaults.standbyReplicas(),
+                defaults.assemblyThreads(), defaults.hangingTransactionAfter(), defaults.abortHangingTransactions(),
+                defaults.sessionTimeout(), defaults.groupProtocol(), defaults.fenceDeparted(),
+                defaults.stateStoreMemory()));
+
+        assertThat(StreamsSettings.of(local, "council", Set.of()))
+                .containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 25L)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 5L);
+        assertThat(StreamsSettings.of(tuned, "gatekeeper", Set.of())).containsEntry(StreamsConfig.POLL_MS_CONFIG, 16L);
+        assertThat(StreamsSettings.of(local, "assembly", Set.of())).as("off the approval path: Kafka's default")
+                .doesNotContainKey(StreamsConfig.POLL_MS_CONFIG);
+    }
+
+    @Test
     void underTheStreamsProtocolTheSessionAndStandbysAreTheGroupsOnTheBroker(@TempDir Path stateDir) {
         Settings local = Settings.local("127.0.0.1:9092", "app", stateDir);
         Settings.Tuning tuning = new Settings.Tuning(local.tuning().commitInterval(), 1,

@@ -97,7 +97,9 @@ class CouncilEnvelopeTest {
                 Arguments.of(proposal("p1", "lite", 0).setProposalId("p2"),
                         "a PROPOSAL is identified by its msg_id 'p1'; its proposal_id 'p2' must be empty or the same"),
                 Arguments.of(message("m", "prime", CouncilMessageType.ESCALATION, 0),
-                        "content of an ESCALATION is empty"));
+                        "content of an ESCALATION is empty"),
+                Arguments.of(proposal("p1", "gatekeeper", 0).setSessionId(null),
+                        "session_id of the gatekeeper's PROPOSAL is empty"));
     }
 
     @ParameterizedTest

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -167,6 +168,7 @@ class CouncilTopologyTest {
             assertThat(decision.getYes()).isEqualTo(2);
             assertThat(decision.getTimestamp()).isEqualTo(at(3));
         });
+        assertThat(out.decisionsBySession()).as("no call waits for a role's proposal").isEmpty();
         assertThat(out.store(CouncilTopology.PROPOSALS_STORE).get(COUNCIL + "/p1")).isNull();
         assertThat(out.store(CouncilTopology.DECIDED_STORE).get(COUNCIL + "/p1")).isNotNull();
         assertThat(out.deadLetters()).extracting(DeadLetter::getReason).as("the late vote is not an error")
@@ -567,6 +569,7 @@ class CouncilTopologyTest {
         final TestInputTopic<String, CouncilMessage> messages;
         private final TestOutputTopic<String, RoleStatus> roles;
         private final TestOutputTopic<String, CouncilDecision> decisions;
+        private final TestOutputTopic<String, CouncilDecision> bySession;
         private final TestOutputTopic<String, CouncilMessage> written;
         private final TestOutputTopic<String, RoutedBlock> chat;
         private final TestOutputTopic<String, DeadLetter> deadLetters;
@@ -578,6 +581,7 @@ class CouncilTopologyTest {
             messages = TopicDriver.input(driver, topics.councilMessages);
             roles = TopicDriver.output(driver, topics.councilRoles);
             decisions = TopicDriver.output(driver, topics.councilDecisions);
+            bySession = TopicDriver.output(driver, topics.councilDecisionsBySession);
             written = TopicDriver.output(driver, topics.councilMessages);
             chat = TopicDriver.output(driver, topics.channel(Channel.COUNCIL_CHAT));
             deadLetters = TopicDriver.output(driver, topics.deadLetters);
@@ -612,6 +616,11 @@ class CouncilTopologyTest {
 
         List<CouncilDecision> decisions() {
             return decisions.readValuesToList();
+        }
+
+        /** What council.decisions.by-session received, by key. */
+        List<KeyValue<String, CouncilDecision>> decisionsBySession() {
+            return bySession.readKeyValuesToList();
         }
 
         List<CouncilMessage> written() {

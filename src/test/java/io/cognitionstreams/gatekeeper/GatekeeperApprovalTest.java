@@ -12,6 +12,7 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,7 +58,8 @@ import io.cognitionstreams.tokens.Tokenizers;
 import io.cognitionstreams.topology.CouncilSeal;
 
 /**
- * The gatekeeper and the council in one topology, as they meet through council.messages and council.decisions: a
+ * The gatekeeper and the council in one topology, as they meet through council.messages and
+ * council.decisions.by-session: a
  * call that needs approval waits (PENDING, a proposal), and runs, or is denied with the council's reason, only once
  * the council decided.
  */
@@ -75,6 +77,7 @@ class GatekeeperApprovalTest {
     private TestInputTopic<String, ToolCall> calls;
     private TestInputTopic<String, CouncilMessage> messages;
     private TestInputTopic<String, CouncilDecision> councilDecisions;
+    private TestOutputTopic<String, CouncilDecision> bySession;
     private TestOutputTopic<String, ToolDecision> decisions;
     private TestOutputTopic<String, CouncilMessage> written;
     private TestOutputTopic<String, RoutedBlock> shell;
@@ -97,7 +100,8 @@ class GatekeeperApprovalTest {
         driver = Drivers.driver(builder.build(), stateDir, Records.T0);
         calls = TopicDriver.input(driver, topics.toolCalls);
         messages = TopicDriver.input(driver, topics.councilMessages);
-        councilDecisions = TopicDriver.input(driver, topics.councilDecisions);
+        councilDecisions = TopicDriver.input(driver, topics.councilDecisionsBySession);
+        bySession = TopicDriver.output(driver, topics.councilDecisionsBySession);
         decisions = TopicDriver.output(driver, topics.toolDecisions);
         written = TopicDriver.output(driver, topics.councilMessages);
         shell = TopicDriver.output(driver, topics.channel(Channel.SHELL));
@@ -156,9 +160,17 @@ class GatekeeperApprovalTest {
         assertThat(shell.isEmpty()).isTrue();
         assertThat(deadLetters.isEmpty()).isTrue();
 
+        // The council wrote it twice in one transaction: for people, by council, and for the gatekeeper, by session.
+        TestRecord<String, CouncilDecision> forPeople = TopicDriver.output(driver, topics.councilDecisions)
+                .readRecord();
+        TestRecord<String, CouncilDecision> forGatekeeper = bySession.readRecord();
+        assertThat(forPeople.key()).isEqualTo("ops-council");
+        assertThat(forGatekeeper.key()).isEqualTo("s1");
+        assertThat(forGatekeeper.value()).isEqualTo(forPeople.value());
+        assertThat(bySession.isEmpty()).isTrue();
+
         // The same decision again finds no call waiting: it decides nothing twice.
-        CouncilDecision again = TopicDriver.output(driver, topics.councilDecisions).readValue();
-        councilDecisions.pipeInput("ops-council", again);
+        councilDecisions.pipeInput("s1", forGatekeeper.value());
         assertThat(decisions.isEmpty()).isTrue();
         assertThat(deadLetters.readValue().getReason()).contains("no call of session s1 waits for it");
     }
@@ -279,26 +291,51 @@ class GatekeeperApprovalTest {
                 .setSessionId("s1").setProposalDigest(Ed25519.sha256Hex(proposal.getContent()))
                 .setReason("majority").setTimestamp(Records.T0.plusSeconds(2)).build();
 
-        councilDecisions.pipeInput("default", approval);
+        councilDecisions.pipeInput("s1", null);
+        councilDecisions.pipeInput("s1", approval);
         Ed25519.Key stranger = Ed25519.Key.generated();
-        councilDecisions.pipeInput("default", CouncilSignatures.sign(approval, stranger));
-        councilDecisions.pipeInput("default", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
+        councilDecisions.pipeInput("s1", CouncilSignatures.sign(approval, stranger));
+        CouncilDecision signed = CouncilSignatures.sign(approval, SIGNER.key());
+        councilDecisions.pipeInput("s1", CouncilDecision.newBuilder(signed).setOutcome(CouncilOutcome.REJECTED)
+                .build());
+        councilDecisions.pipeInput("s1", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
                 .setProposalDigest(Ed25519.sha256Hex("another proposal")).build(), SIGNER.key()));
-        councilDecisions.pipeInput("default", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
+        councilDecisions.pipeInput("s1", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
                 .setCouncilId("elsewhere").build(), SIGNER.key()));
+        councilDecisions.pipeInput("default", signed);
+        councilDecisions.pipeInput("s2", signed);
+        councilDecisions.pipeInput("s1", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
+                .setProposer("prime").build(), SIGNER.key()));
+        councilDecisions.pipeInput("s1", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
+                .setSessionId(null).build(), SIGNER.key()));
+        councilDecisions.pipeInput("s2", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
+                .setSessionId("s2").build(), SIGNER.key()));
 
         assertThat(decisions.isEmpty()).as("the call still waits").isTrue();
-        assertThat(deadLetters.readValuesToList()).extracting(DeadLetter::getReason).containsExactly(
+        List<DeadLetter> letters = deadLetters.readValuesToList();
+        assertThat(letters).extracting(DeadLetter::getSourceTopic).containsOnly(Topics.COUNCIL_DECISIONS_BY_SESSION);
+        assertThat(letters).extracting(DeadLetter::getReason).containsExactly(
+                "council decision is null (tombstones are not decisions)",
                 "decision on proposal " + proposal.getMsgId() + " refused: the decision is not signed: only the "
                         + "council's decisions, signed with the app's key, decide a call",
                 "decision on proposal " + proposal.getMsgId() + " refused: the decision is signed by key "
                         + stranger.id() + ", not the app's key " + SIGNER.keyId() + ": it is not this app's council's",
+                "decision on proposal " + proposal.getMsgId() + " refused: the decision's signature does not match "
+                        + "it: it was forged, or changed after the council signed it",
                 "the decision on proposal " + proposal.getMsgId() + " is of content with digest "
                         + Ed25519.sha256Hex("another proposal") + ", not of the proposal sent ("
                         + Ed25519.sha256Hex(proposal.getContent()) + "): the call is not decided by it",
-                "proposal " + proposal.getMsgId() + " was put to council default, not elsewhere");
+                "proposal " + proposal.getMsgId() + " was put to council default, not elsewhere",
+                "a council.decisions.by-session record of session \"s1\" is keyed \"default\"; key it by its "
+                        + "session id",
+                "a council.decisions.by-session record of session \"s1\" is keyed \"s2\"; key it by its session id",
+                "decision on proposal " + proposal.getMsgId() + " of prime: council.decisions.by-session carries "
+                        + "only decisions on the gatekeeper's proposals",
+                "decision on the gatekeeper's proposal " + proposal.getMsgId() + " names no session",
+                "council default decided proposal " + proposal.getMsgId() + " (APPROVED), but no call of session "
+                        + "s2 waits for it: it was decided already, or never proposed by this gatekeeper");
 
-        councilDecisions.pipeInput("default", CouncilSignatures.sign(approval, SIGNER.key()));
+        councilDecisions.pipeInput("s1", signed);
         assertThat(decisions.readValue().getVerdict()).isEqualTo(Verdict.APPROVED);
     }
 

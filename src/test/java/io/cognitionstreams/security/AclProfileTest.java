@@ -90,9 +90,14 @@ class AclProfileTest {
     void onlyTheCouncilsPrincipalWritesCouncilDecisionsWhichDecideWhatRuns() {
         for (String principal : PRINCIPALS.names()) {
             if (!principal.equals(Principals.ADMIN)) {
-                assertThat(PROFILE.allows(principal, TOPIC, Topics.COUNCIL_DECISIONS, WRITE))
-                        .as("%s writes %s", principal, Topics.COUNCIL_DECISIONS)
-                        .isEqualTo(principal.equals(Principals.APP));
+                for (String decisions : List.of(Topics.COUNCIL_DECISIONS, Topics.COUNCIL_DECISIONS_BY_SESSION)) {
+                    assertThat(PROFILE.allows(principal, TOPIC, decisions, WRITE))
+                            .as("%s writes %s", principal, decisions)
+                            .isEqualTo(principal.equals(Principals.APP));
+                }
+                assertThat(PROFILE.allows(principal, TOPIC, Topics.COUNCIL_DECISIONS_BY_SESSION, READ))
+                        .as("%s reads %s", principal, Topics.COUNCIL_DECISIONS_BY_SESSION)
+                        .isEqualTo(principal.equals(Principals.APP) || principal.equals(Principals.OPERATOR));
             }
         }
     }
