@@ -96,6 +96,7 @@ class DashboardNamesTest {
         Meters.councilMessage(CouncilMessage.newBuilder().setMsgId("m").setCouncilId("default").setTimestamp(now)
                 .setSender("lite").setRole("observer").setType(CouncilMessageType.PROPOSAL).build());
         Meters.reanchored();
+        Meters.resultHeld();
         Meters.memoryShelfBytes(new int[] {1}, bytes -> bytes[0]);
     }
 }
