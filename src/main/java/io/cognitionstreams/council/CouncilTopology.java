@@ -25,9 +25,9 @@ import io.cognitionstreams.topology.Outputs;
  * council.roles, decisions on council.decisions (those on the gatekeeper's proposals also on
  * council.decisions.by-session, keyed by the call's session), escalations (and clock ticks) on council.messages,
  * escalations on channel.council_chat, and each changed council's state on council.state (once a tick), the public
- * view of the stores for `cognition council` and monitoring. Every output of a message is written in the transaction that
- * commits the message and the state it changed (exactly_once_v2), so a restart neither loses nor repeats a
- * decision.
+ * view of the stores for `cognition council` and monitoring. Every output of a message is written in the
+ * transaction that commits the message and the state it changed (exactly_once_v2), so a restart neither loses nor
+ * repeats a decision.
  */
 public final class CouncilTopology {
 

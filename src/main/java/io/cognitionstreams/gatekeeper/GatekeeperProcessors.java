@@ -75,8 +75,8 @@ final class GatekeeperProcessors {
 
     /**
      * The council's decisions on the gatekeeper's proposals, by session (council.decisions.by-session): each decides
-     * the call waiting for it. Every few seconds of wall clock, a
-     * call that has waited past the approval timeout is denied (its council never decided).
+     * the call waiting for it. Every few seconds of wall clock, a call that has waited past the approval timeout is
+     * denied (its council never decided).
      */
     static final class Settle implements Processor<String, CouncilDecision, String, SpecificRecord> {
         private final GatekeeperSessions sessions;
