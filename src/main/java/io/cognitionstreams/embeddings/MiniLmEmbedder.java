@@ -71,7 +71,7 @@ public final class MiniLmEmbedder implements SentenceEmbedder {
         private Model() {
             // Runnable::run: batches are embedded on the caller's thread, with no hidden pool.
             super(Runnable::run);
-            OrtEnvironment environment = OrtEnvironment.getEnvironment();
+            OrtEnvironment environment = OrtEnvironmentPin.environment();
             try (InputStream model = resource("all-minilm-l6-v2-q.onnx");
                  InputStream tokenizer = resource("all-minilm-l6-v2-q-tokenizer.json")) {
                 // Kept open for the session's life, which is the JVM's.
