@@ -47,6 +47,7 @@ import io.cognitionstreams.executor.ToolCatalog;
 import io.cognitionstreams.executor.ToolExecution;
 import io.cognitionstreams.executor.shell.ShellRunner;
 import io.cognitionstreams.gatekeeper.DecisionSignatures;
+import io.cognitionstreams.health.CatchUpLog;
 import io.cognitionstreams.health.DepartedInstances;
 import io.cognitionstreams.health.TransactionWatch;
 import io.cognitionstreams.model.AnswerStreams;
@@ -90,6 +91,8 @@ public final class CognitionRuntime implements AutoCloseable {
     /** The model worker, and the executor when it has something to run, each on its own thread. */
     private final List<Worker> workers;
     private final TransactionWatch transactionWatch;
+    /** After a start, the progress through what came before it. */
+    private final CatchUpLog catchUpLog;
     /** The model endpoints' clients, closed after the workers that call them. */
     private final ModelEndpoints endpoints;
     /** The readiness check's client, made at the first check. */
@@ -112,6 +115,14 @@ public final class CognitionRuntime implements AutoCloseable {
         this.restoreLogs = restoreLogs;
         this.workers = workers;
         this.transactionWatch = transactionWatch;
+        List<String> groups = new ArrayList<>(workerGroups(settings));
+        if (settings.tuning().groupProtocol() == GroupProtocol.CLASSIC) {
+            // Streams groups (KIP-1071) keep their offsets where Admin's consumer-group calls do not read them.
+            streams.keySet().forEach(capability -> groups.add(StreamsSettings.applicationId(settings.applicationId(),
+                    capability)));
+        }
+        this.catchUpLog = new CatchUpLog(settings.clientConfig(), CatchUpLog.named(settings.applicationId(), groups),
+                () -> states().values().stream().allMatch(state -> state == KafkaStreams.State.RUNNING));
     }
 
     /**
@@ -524,6 +535,7 @@ public final class CognitionRuntime implements AutoCloseable {
     public void close(Duration transactionsDrain) {
         long stopping = System.nanoTime();
         LOG.info("stopping: the workers, then every capability");
+        catchUpLog.close();
         for (Worker running : workers) {
             try {
                 running.loop().close();

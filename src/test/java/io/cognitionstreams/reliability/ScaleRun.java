@@ -16,9 +16,13 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -29,6 +33,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import io.cognitionstreams.app.Settings;
+import io.cognitionstreams.health.Backlog;
+import io.cognitionstreams.health.CatchUp;
+import io.cognitionstreams.health.CatchUpLog;
 import io.cognitionstreams.load.Workload;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.RoutedBlock;
@@ -48,7 +56,11 @@ import picocli.CommandLine.Option;
  *   <li>Backlog: {@code --backlog-sessions} new sessions of two turns sent at once, as after downtime or a burst of
  *       agents; every request of both phases must then be answered exactly once ({@link Ledger}), and the child's
  *       peak heap (sampled with jstat) and resident memory are reported.</li>
- *   <li>Restart: a clean stop (SIGTERM) and a start on the same directories, timed to the first answer.</li>
+ *   <li>Restart: a clean stop (SIGTERM) and a start on the same directories, timed to the first answer of a new
+ *       session. The pipeline's bookkeeping of the backlog (answers into histories, tool results, memories) may still
+ *       be under way at the stop: what is left is reported, and a new request waits for it, since a task takes its
+ *       inputs in timestamp order. Once the app has caught up, a second clean stop and start times the restart with
+ *       nothing left to do.</li>
  *   <li>With {@code --sessions}: more new sessions of one turn each until there are that many, sent in bulk, and at
  *       each tenfold size from 1,000 a probe of {@code --probe} requests at {@code --probe-rate}, half of them the
  *       first turn of a new session, half the next turn of an old one (whose memory it searches), timed from send
@@ -67,6 +79,8 @@ final class ScaleRun {
     /** The sessions of the probes' new sessions and of the restart's request: past any run's own. */
     private static final long PROBE_SESSIONS = 10_000_000L;
     private static final long RESTART_SESSION = 9_999_999L;
+    /** The application id {@code run} takes by default, which starts each of its groups' ids. */
+    private static final String APPLICATION_ID = Settings.DEFAULT_APPLICATION_ID;
     /** How the app's RestoreLog names the stores a start restored from the beginning of their changelogs. */
     private static final String FROM_THE_START = "from the start of their changelogs";
 
@@ -177,7 +191,9 @@ final class ScaleRun {
                 exact = verdict.ok();
             }
             long sessions = (long) flags.warmSessions + flags.backlogSessions;
-            restart();
+            long start = restart("restart on the same directories", RESTART_SESSION);
+            awaitCaughtUp(start);
+            restart("restart with nothing left to do", RESTART_SESSION + 1);
             if (flags.sessions > sessions) {
                 probes(sessions);
             }
@@ -191,8 +207,13 @@ final class ScaleRun {
         }
     }
 
-    /** A clean stop, a start on the same directories, and the time from the start to the first answer. */
-    private void restart() throws Exception {
+    /**
+     * A clean stop, a start on the same directories, and the time from the start to the first answer of a new
+     * session's request {@code session}; what the pipeline still had to do at the stop is reported, as it comes
+     * before that request. Returns when the start began (System.nanoTime()).
+     */
+    private long restart(String label, long session) throws Exception {
+        log.printf("at the stop, records still to process: %s%n", describe(backlog()));
         long rss = app.peakRssMib();
         long stopping = System.nanoTime();
         int exit = app.stop();
@@ -206,7 +227,7 @@ final class ScaleRun {
         double written;
         try (Probe probe = new Probe()) {
             // Sent at once: the producer waits for the broker to come back with the app.
-            long n = number(RESTART_SESSION, 0);
+            long n = number(session, 0);
             probe.send(n);
             written = seconds(starting);
             while (!probe.answered(n)) {
@@ -216,8 +237,8 @@ final class ScaleRun {
                 probe.poll(Duration.ofMillis(200));
             }
         }
-        log.printf("restart on the same directories: first answer %.1f s after the start (broker up at %s, request "
-                + "written at %.1f s, every capability running at %s)%n", seconds(starting), since(starting,
+        log.printf("%s: first answer %.1f s after the start (broker up at %s, request written at %.1f s, every "
+                + "capability running at %s)%n", label, seconds(starting), since(starting,
                 ChildApp.BROKER_UP), written, since(starting, ChildApp.RUNNING));
         app.requireRunning(START_TIMEOUT);
         String started = ChildApp.logSince(appLog, logFrom);
@@ -227,6 +248,36 @@ final class ScaleRun {
         // After a clean stop every task resumes where it stopped: a store restored from the start of its changelog
         // is a task that lost its place (docs/reliability.md, "What a clean stop guarantees").
         started.lines().filter(line -> line.contains(FROM_THE_START)).forEach(line -> log.println("  " + line));
+        return starting;
+    }
+
+    /** Until the app's groups are within {@link CatchUp#THRESHOLD} of their inputs, with the app's own lines. */
+    private void awaitCaughtUp(long started) throws Exception {
+        long logFrom = Files.size(appLog);
+        Backlog left = backlog();
+        while (left.total() >= CatchUp.THRESHOLD) {
+            if (seconds(started) > flags.backlogTimeout.toSeconds()) {
+                throw new AssertionError("not caught up " + flags.backlogTimeout + " after the restart: "
+                        + left.describe());
+            }
+            Thread.sleep(2_000);
+            left = backlog();
+        }
+        log.printf("caught up %.0f s after the start (%s)%n", seconds(started), describe(left));
+        ChildApp.logSince(appLog, logFrom).lines().filter(line -> line.contains("CatchUpLog"))
+                .forEach(line -> log.println("  " + line.substring(line.indexOf("CatchUpLog"))));
+    }
+
+    private Backlog backlog() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            List<String> groups = admin.listGroups().all().get(30, TimeUnit.SECONDS).stream()
+                    .map(GroupListing::groupId).filter(id -> id.startsWith(APPLICATION_ID + "-")).toList();
+            return CatchUpLog.read(admin, CatchUpLog.named(APPLICATION_ID, groups));
+        }
+    }
+
+    private static String describe(Backlog backlog) {
+        return String.format("%,d records%s", backlog.total(), backlog.total() == 0 ? "" : ": " + backlog.describe());
     }
 
     /** Bulk sessions up to {@code --sessions}, with a latency probe at every tenfold size from 1,000. */
