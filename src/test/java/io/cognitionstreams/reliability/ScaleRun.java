@@ -62,7 +62,7 @@ import picocli.CommandLine.Option;
  *       inputs in timestamp order. Once the app has caught up, a second clean stop and start times the restart with
  *       nothing left to do.</li>
  *   <li>With {@code --sessions}: more new sessions of one turn each until there are that many, sent in bulk, and at
- *       each tenfold size from 1,000 a probe of {@code --probe} requests at {@code --probe-rate}, half of them the
+ *       each tenfold size from 1,000, once the app has caught up with the bulk, a probe of {@code --probe} requests at {@code --probe-rate}, half of them the
  *       first turn of a new session, half the next turn of an old one (whose memory it searches), timed from send
  *       to first answer: p50 and p99 per size, with the resident memory then.</li>
  * </ol>
@@ -192,7 +192,7 @@ final class ScaleRun {
             }
             long sessions = (long) flags.warmSessions + flags.backlogSessions;
             long start = restart("restart on the same directories", RESTART_SESSION);
-            awaitCaughtUp(start);
+            awaitCaughtUp(start, "the start");
             restart("restart with nothing left to do", RESTART_SESSION + 1);
             if (flags.sessions > sessions) {
                 probes(sessions);
@@ -252,18 +252,18 @@ final class ScaleRun {
     }
 
     /** Until the app's groups are within {@link CatchUp#THRESHOLD} of their inputs, with the app's own lines. */
-    private void awaitCaughtUp(long started) throws Exception {
+    private void awaitCaughtUp(long started, String since) throws Exception {
         long logFrom = Files.size(appLog);
         Backlog left = backlog();
         while (left.total() >= CatchUp.THRESHOLD) {
             if (seconds(started) > flags.backlogTimeout.toSeconds()) {
-                throw new AssertionError("not caught up " + flags.backlogTimeout + " after the restart: "
+                throw new AssertionError("not caught up " + flags.backlogTimeout + " after " + since + ": "
                         + left.describe());
             }
             Thread.sleep(2_000);
             left = backlog();
         }
-        log.printf("caught up %.0f s after the start (%s)%n", seconds(started), describe(left));
+        log.printf("caught up %.0f s after %s (%s)%n", seconds(started), since, describe(left));
         ChildApp.logSince(appLog, logFrom).lines().filter(line -> line.contains("CatchUpLog"))
                 .forEach(line -> log.println("  " + line.substring(line.indexOf("CatchUpLog"))));
     }
@@ -293,6 +293,8 @@ final class ScaleRun {
                     log.printf("%,d new sessions answered in %.0f s (%.0f/s); %s%n", bulk.length, seconds(sending),
                             bulk.length / seconds(sending), memory());
                     sessions = size;
+                    // A probe behind the bulk's bookkeeping would time the catch-up, not a request at this size.
+                    awaitCaughtUp(sending, "the send began");
                 }
                 log.printf("probe at %,d sessions: %s; %s%n", sessions, probe.measure(sessions, flags.probe,
                         flags.probeRate), memory());
