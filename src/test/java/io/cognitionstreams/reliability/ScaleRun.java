@@ -64,7 +64,7 @@ import picocli.CommandLine.Option;
  *   <li>With {@code --sessions}: more new sessions of one turn each until there are that many, sent in bulk, and at
  *       each tenfold size from 1,000, once the app has caught up with the bulk, a probe of {@code --probe} requests at {@code --probe-rate}, half of them the
  *       first turn of a new session, half the next turn of an old one (whose memory it searches), timed from send
- *       to first answer: p50 and p99 per size, with the resident memory then.</li>
+ *       to first answer: p50 and p99 per size, with the resident memory then; last, a clean restart at that size.</li>
  * </ol>
  * Each session's turns are in its own memory scope, so memory grows with the sessions. {@code bin/scale} runs it.
  */
@@ -196,6 +196,7 @@ final class ScaleRun {
             restart("restart with nothing left to do", RESTART_SESSION + 1);
             if (flags.sessions > sessions) {
                 probes(sessions);
+                restart(String.format("restart at %,d sessions", flags.sessions), RESTART_SESSION + 2);
             }
             log.printf("done in %.0f s; %s%n", seconds(started), memory());
             return exact;
