@@ -79,6 +79,11 @@ final class ScaleRun {
     /** The sessions of the probes' new sessions and of the restart's request: past any run's own. */
     private static final long PROBE_SESSIONS = 10_000_000L;
     private static final long RESTART_SESSION = 9_999_999L;
+    /**
+     * Offsets left that count as caught up: a few transaction markers per partition. {@link CatchUp#THRESHOLD} would
+     * leave seconds of work under a probe.
+     */
+    private static final long SETTLED = 1_000;
     /** The application id {@code run} takes by default, which starts each of its groups' ids. */
     private static final String APPLICATION_ID = Settings.DEFAULT_APPLICATION_ID;
     /** How the app's RestoreLog names the stores a start restored from the beginning of their changelogs. */
@@ -252,11 +257,14 @@ final class ScaleRun {
         return starting;
     }
 
-    /** Until the app's groups are within {@link CatchUp#THRESHOLD} of their inputs, with the app's own lines. */
+    /**
+     * Until the app's groups are within {@link #SETTLED} of their inputs, with the app's own lines ({@code
+     * CatchUpLog}, which stops saying anything below {@link CatchUp#THRESHOLD}).
+     */
     private void awaitCaughtUp(long started, String since) throws Exception {
         long logFrom = Files.size(appLog);
         Backlog left = backlog();
-        while (left.total() >= CatchUp.THRESHOLD) {
+        while (left.total() >= SETTLED) {
             if (seconds(started) > flags.backlogTimeout.toSeconds()) {
                 throw new AssertionError("not caught up " + flags.backlogTimeout + " after " + since + ": "
                         + left.describe());
