@@ -24,21 +24,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Logs, after a start, the app's progress through the records that came before it ({@link CatchUp}): at INFO every
- * {@link #LOOK} once every capability runs, until its groups are within {@link CatchUp#THRESHOLD} of their inputs'
- * ends; then it stops looking. The lag metrics ({@code kafka_consumer_fetch_manager_records_lag}) show the same for
- * dashboards; this is the line an operator reads in the log while waiting for the first answer.
+ * Logs, after a start, the app's progress through the records that were on its inputs when it started ({@link
+ * CatchUp}). At the start it notes where each input partition its groups have read ends; once every capability runs
+ * it looks every {@link #LOOK} how much of that is still to read, until less than {@link CatchUp#THRESHOLD} is left,
+ * then stops looking. Records that arrive after the start are not counted: they are the lag metrics' to show ({@code
+ * kafka_consumer_fetch_manager_records_lag}). A first start has nothing committed and says nothing.
  */
 public final class CatchUpLog implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(CatchUpLog.class);
-    static final Duration LOOK = Duration.ofSeconds(10);
+    public static final Duration LOOK = Duration.ofSeconds(10);
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
 
     private final Admin admin;
     private final Map<String, String> groups;
     private final BooleanSupplier running;
     private final CatchUp catchUp = new CatchUp();
+    private Start start;
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "catch-up-log");
         thread.setDaemon(true);
@@ -53,36 +55,63 @@ public final class CatchUpLog implements AutoCloseable {
         this.admin = Admin.create(client);
         this.groups = Map.copyOf(groups);
         this.running = running;
-        scheduler.scheduleWithFixedDelay(this::lookQuietly, LOOK.toMillis(), LOOK.toMillis(), TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::lookQuietly, 0, LOOK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void lookQuietly() {
         try {
-            if (running.getAsBoolean()) {
-                catchUp.observe(System.nanoTime(), read(admin, groups)).ifPresent(LOG::info);
+            if (start == null) {
+                start = Start.read(admin, groups);
+            } else if (running.getAsBoolean()) {
+                catchUp.observe(System.nanoTime(), start.left(admin)).ifPresent(LOG::info);
                 if (catchUp.done()) {
                     scheduler.shutdown();
                 }
             }
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            LOG.debug("cannot read the groups' lag: {}", e.toString());
+            LOG.debug("cannot read the groups' offsets: {}", e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
-    /** What the {@code groups} (group id to the name to give it) have yet to process of their inputs. */
+    /** Where each partition its groups have committed on ends now: the start, as far as the catch-up goes. */
+    record Start(Map<String, String> groups, Map<String, Map<TopicPartition, Long>> endOffsets) {
+
+        static Start read(Admin admin, Map<String, String> groups)
+                throws ExecutionException, InterruptedException, TimeoutException {
+            Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = committed(admin, groups);
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = ends(admin, committed);
+            Map<String, Map<TopicPartition, Long>> at = new HashMap<>();
+            committed.forEach((group, offsets) -> offsets.forEach((tp, offset) -> {
+                if (offset != null && ends.containsKey(tp)) {
+                    at.computeIfAbsent(group, g -> new HashMap<>()).put(tp, ends.get(tp).offset());
+                }
+            }));
+            return new Start(groups, at);
+        }
+
+        /** What the groups have yet to read of what was there at the start. */
+        Backlog left(Admin admin) throws ExecutionException, InterruptedException, TimeoutException {
+            Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = committed(admin, groups);
+            Map<String, Map<String, Long>> byGroup = new LinkedHashMap<>();
+            endOffsets.forEach((group, partitions) -> {
+                Map<String, Long> topics = new HashMap<>();
+                partitions.forEach((tp, end) -> {
+                    OffsetAndMetadata now = committed.getOrDefault(group, Map.of()).get(tp);
+                    topics.merge(tp.topic(), Math.max(0, end - (now == null ? 0 : now.offset())), Long::sum);
+                });
+                byGroup.put(groups.get(group), topics);
+            });
+            return new Backlog(byGroup);
+        }
+    }
+
+    /** What the {@code groups} (group id to the name to give it) have yet to process of their inputs now. */
     public static Backlog read(Admin admin, Map<String, String> groups)
             throws ExecutionException, InterruptedException, TimeoutException {
-        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
-        groups.keySet().forEach(group -> specs.put(group, new ListConsumerGroupOffsetsSpec()));
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = admin.listConsumerGroupOffsets(specs).all()
-                .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        committed.values().forEach(offsets -> offsets.keySet().forEach(tp -> latest.put(tp, OffsetSpec.latest())));
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest,
-                new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
-                .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = committed(admin, groups);
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = ends(admin, committed);
         Map<String, Map<String, Long>> byGroup = new LinkedHashMap<>();
         committed.forEach((group, offsets) -> {
             Map<String, Long> topics = new HashMap<>();
@@ -94,6 +123,24 @@ public final class CatchUpLog implements AutoCloseable {
             byGroup.put(groups.get(group), topics);
         });
         return new Backlog(byGroup);
+    }
+
+    private static Map<String, Map<TopicPartition, OffsetAndMetadata>> committed(Admin admin,
+                                                                                Map<String, String> groups)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        groups.keySet().forEach(group -> specs.put(group, new ListConsumerGroupOffsetsSpec()));
+        return admin.listConsumerGroupOffsets(specs).all().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Where each partition ends for a reader of committed records. */
+    private static Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends(
+            Admin admin, Map<String, Map<TopicPartition, OffsetAndMetadata>> committed)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        committed.values().forEach(offsets -> offsets.keySet().forEach(tp -> latest.put(tp, OffsetSpec.latest())));
+        return admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
+                .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Group ids of the app, each named by what follows {@code applicationId-}. */

@@ -63,4 +63,39 @@ class CatchUpLogIT {
             producer.abortTransaction();
         }
     }
+
+    @Test
+    void theCatchUpCountsOnlyWhatWasThereAtTheStart(EmbeddedKafkaBroker broker) throws Exception {
+        Map<String, Object> client = Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        String topic = "catch-up-" + UUID.randomUUID().toString().substring(0, 8);
+        String group = "catch-up-app-routing";
+        TopicPartition partition = new TopicPartition(topic, 0);
+        try (Admin admin = Admin.create(client);
+             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(),
+                     new StringSerializer())) {
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty()))).all()
+                    .get(30, TimeUnit.SECONDS);
+            for (int i = 0; i < 5; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, "k", "before the start " + i)).get();
+            }
+            // What the previous incarnation committed.
+            commit(admin, group, partition, 1);
+
+            CatchUpLog.Start start = CatchUpLog.Start.read(admin, CatchUpLog.named("catch-up-app", List.of(group,
+                    "catch-up-app-never-ran")));
+            for (int i = 0; i < 3; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, "k", "after the start " + i)).get();
+            }
+            commit(admin, group, partition, 3);
+            assertThat(start.left(admin).byGroup()).isEqualTo(Map.of("routing", Map.of(topic, 2L)));
+            commit(admin, group, partition, 7);
+            assertThat(start.left(admin).total()).isZero();
+        }
+    }
+
+    private static void commit(Admin admin, String group, TopicPartition partition, long offset) throws Exception {
+        admin.alterConsumerGroupOffsets(group, Map.of(partition, new OffsetAndMetadata(offset))).all()
+                .get(30, TimeUnit.SECONDS);
+    }
 }

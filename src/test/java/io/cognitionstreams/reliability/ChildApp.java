@@ -171,9 +171,9 @@ final class ChildApp {
                 }
                 out.write(line);
                 out.write('\n');
+                // Each line at once: the runs read the log while the child runs (its start, its catch-up).
+                out.flush();
                 if (line.contains(RUNNING)) {
-                    // Flushed first: who waits for the start reads what it logged.
-                    out.flush();
                     running.countDown();
                 }
             }

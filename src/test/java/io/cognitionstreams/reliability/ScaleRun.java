@@ -140,6 +140,8 @@ final class ScaleRun {
     private final String bootstrap;
     private final HeapSampler heap = new HeapSampler();
     private ChildApp app;
+    /** Where the app's log stood when it was last started. */
+    private long lastStartLog;
 
     private ScaleRun(Flags flags, Path dir, PrintStream log) throws IOException {
         this.flags = flags;
@@ -198,6 +200,9 @@ final class ScaleRun {
             long sessions = (long) flags.warmSessions + flags.backlogSessions;
             long start = restart("restart on the same directories", RESTART_SESSION);
             awaitCaughtUp(start, "the start");
+            // Its last look is up to 10 s after the catch-up.
+            Thread.sleep(CatchUpLog.LOOK.toMillis() + 1_000);
+            echoCatchUp(lastStartLog);
             restart("restart with nothing left to do", RESTART_SESSION + 1);
             if (flags.sessions > sessions) {
                 probes(sessions);
@@ -227,6 +232,7 @@ final class ScaleRun {
                 heap.describe());
         heap.stop();
         long logFrom = Files.size(appLog);
+        lastStartLog = logFrom;
         long starting = System.nanoTime();
         app = ChildApp.run(appLog, LAUNCHER_DEFAULTS, args);
         heap.watch(app.pid());
@@ -262,7 +268,6 @@ final class ScaleRun {
      * CatchUpLog}, which stops saying anything below {@link CatchUp#THRESHOLD}).
      */
     private void awaitCaughtUp(long started, String since) throws Exception {
-        long logFrom = Files.size(appLog);
         Backlog left = backlog();
         while (left.total() >= SETTLED) {
             if (seconds(started) > flags.backlogTimeout.toSeconds()) {
@@ -273,6 +278,10 @@ final class ScaleRun {
             left = backlog();
         }
         log.printf("caught up %.0f s after %s (%s)%n", seconds(started), since, describe(left));
+    }
+
+    /** What the app said of the records before its start ({@code CatchUpLog}), in the log from {@code logFrom}. */
+    private void echoCatchUp(long logFrom) throws IOException {
         ChildApp.logSince(appLog, logFrom).lines().filter(line -> line.contains("CatchUpLog"))
                 .forEach(line -> log.println("  " + line.substring(line.indexOf("CatchUpLog"))));
     }
