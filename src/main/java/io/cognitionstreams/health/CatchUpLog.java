@@ -110,19 +110,7 @@ public final class CatchUpLog implements AutoCloseable {
     /** What the {@code groups} (group id to the name to give it) have yet to process of their inputs now. */
     public static Backlog read(Admin admin, Map<String, String> groups)
             throws ExecutionException, InterruptedException, TimeoutException {
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = committed(admin, groups);
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = ends(admin, committed);
-        Map<String, Map<String, Long>> byGroup = new LinkedHashMap<>();
-        committed.forEach((group, offsets) -> {
-            Map<String, Long> topics = new HashMap<>();
-            offsets.forEach((tp, offset) -> {
-                if (offset != null && ends.containsKey(tp)) {
-                    topics.merge(tp.topic(), Math.max(0, ends.get(tp).offset() - offset.offset()), Long::sum);
-                }
-            });
-            byGroup.put(groups.get(group), topics);
-        });
-        return new Backlog(byGroup);
+        return Start.read(admin, groups).left(admin);
     }
 
     private static Map<String, Map<TopicPartition, OffsetAndMetadata>> committed(Admin admin,
