@@ -34,7 +34,7 @@ public final class CatchUpLog implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(CatchUpLog.class);
     public static final Duration LOOK = Duration.ofSeconds(10);
-    static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
 
     private final Admin admin;
     private final Map<String, String> groups;

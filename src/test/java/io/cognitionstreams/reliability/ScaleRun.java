@@ -62,9 +62,10 @@ import picocli.CommandLine.Option;
  *       inputs in timestamp order. Once the app has caught up, a second clean stop and start times the restart with
  *       nothing left to do.</li>
  *   <li>With {@code --sessions}: more new sessions of one turn each until there are that many, sent in bulk, and at
- *       each tenfold size from 1,000, once the app has caught up with the bulk, a probe of {@code --probe} requests at {@code --probe-rate}, half of them the
- *       first turn of a new session, half the next turn of an old one (whose memory it searches), timed from send
- *       to first answer: p50 and p99 per size, with the resident memory then; last, a clean restart at that size.</li>
+ *       each tenfold size from 1,000, once the app has caught up with the bulk, a probe of {@code --probe} requests
+ *       at {@code --probe-rate}, half of them the first turn of a new session, half the next turn of an old one
+ *       (whose memory it searches), timed from send to first answer: p50 and p99 per size, with the resident memory
+ *       then; last, a clean restart at that size.</li>
  * </ol>
  * Each session's turns are in its own memory scope, so memory grows with the sessions. {@code bin/scale} runs it.
  */
@@ -263,10 +264,7 @@ final class ScaleRun {
         return starting;
     }
 
-    /**
-     * Until the app's groups are within {@link #SETTLED} of their inputs, with the app's own lines ({@code
-     * CatchUpLog}, which stops saying anything below {@link CatchUp#THRESHOLD}).
-     */
+    /** Until the app's groups are within {@link #SETTLED} of their inputs. */
     private void awaitCaughtUp(long started, String since) throws Exception {
         Backlog left = backlog();
         while (left.total() >= SETTLED) {
