@@ -11,7 +11,6 @@ import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.CognitionRequest;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.Skill;
-import io.cognitionstreams.schema.ToolDescriptor;
 
 /**
  * Everything one packet is assembled from, gathered by the topology from its stores.
@@ -24,18 +23,18 @@ import io.cognitionstreams.schema.ToolDescriptor;
  * @param memory     past experiences similar to a query, most similar first
  * @param history    the session's messages, newest first, each with its token count in the packet's encoding
  * @param reanchor   a skill protocol to put in front of the model after a denied tool call, if any
- * @param tools      the tools executors offer (cognition.tools), for the tools index
+ * @param tools      the tools executors offer (cognition.tools), for the tools index and the native tool specs
  */
 public record AssemblyInput(CognitionRequest request, PipelineEvents.Source source, String identity, Persona persona,
                             Optional<Skill> skill, Supplier<Collection<Skill>> skills, MemorySearch memory,
                             Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor,
-                            Supplier<Collection<ToolDescriptor>> tools) {
+                            Supplier<ToolCatalog> tools) {
 
     /** With no executor's tools. */
     public AssemblyInput(CognitionRequest request, PipelineEvents.Source source, String identity, Persona persona,
                          Optional<Skill> skill, Supplier<Collection<Skill>> skills, MemorySearch memory,
                          Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor) {
-        this(request, source, identity, persona, skill, skills, memory, history, reanchor, List::of);
+        this(request, source, identity, persona, skill, skills, memory, history, reanchor, () -> ToolCatalog.EMPTY);
     }
 
     /** Finds past experiences for the episodic-memory layer. */

@@ -49,10 +49,11 @@ final class AssemblyProcessors {
     }
 
     /**
-     * What the processors of every task share: the memory's model, the instance's shelves, the retention, and how
-     * many partitions cognition.memory has, which says what scopes a task holds.
+     * What the processors of every task share: the memory's model, the instance's shelves, the retention, how many
+     * partitions cognition.memory has, which says what scopes a task holds, and the global records decoded.
      */
-    record MemoryParts(EmbeddingModel model, MemoryShelves shelves, MemoryRetention retention) {
+    record MemoryParts(EmbeddingModel model, MemoryShelves shelves, MemoryRetention retention,
+                       GlobalRecords globals) {
 
         /** The partitions of cognition.memory, from the app's configuration (the runtime reads the topic). */
         static int partitions(ProcessorContext<?, ?> context) {
@@ -85,9 +86,7 @@ final class AssemblyProcessors {
         return new SessionStore(context.getStateStore(AssemblyTopology.SESSION_STORE),
                 context.getStateStore(AssemblyTopology.HISTORY_STORE),
                 context.getStateStore(AssemblyTopology.WAITING_STORE), parts.episodic(context),
-                scope -> parts.holds(context, partitions, scope),
-                context.getStateStore(AssemblyTopology.SKILLS_STORE), context.getStateStore(AssemblyTopology.IDENTITY_STORE),
-                context.getStateStore(AssemblyTopology.PERSONAS_STORE), context.getStateStore(AssemblyTopology.TOOLS_STORE));
+                scope -> parts.holds(context, partitions, scope), parts.globals());
     }
 
     /** Forwards a turn's packet and events, or its refusal: for a request assembled now or after waiting. */

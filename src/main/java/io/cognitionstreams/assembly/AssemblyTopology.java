@@ -71,10 +71,11 @@ public final class AssemblyTopology {
                              EmbeddingModel memoryModel, int autoContinueSteps, SessionBudgets budgets,
                              MemoryRetention retention, MemoryShelves shelves, CouncilSeal seal) {
         // Skills, identity, personas and tools are small and read by every session: a global copy on each instance.
-        SkillsStore.addGlobal(builder, topics, SKILLS_STORE);
-        GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK);
-        GlobalMirror.add(builder, topics.personas, PERSONAS_STORE, PersonaRules.CHECK);
-        GlobalMirror.add(builder, topics.tools, TOOLS_STORE, ToolDescriptors::refuse);
+        GlobalRecords globals = new GlobalRecords();
+        SkillsStore.addGlobal(builder, topics, SKILLS_STORE, globals.skills());
+        GlobalMirror.add(builder, topics.identity, IDENTITY_STORE, IdentityGovernance.CHECK, globals.identity());
+        GlobalMirror.add(builder, topics.personas, PERSONAS_STORE, PersonaRules.CHECK, globals.personas());
+        GlobalMirror.add(builder, topics.tools, TOOLS_STORE, ToolDescriptors::refuse, globals.tools());
         // Changelogged, so a restart or a rebalance restores every session's history, pending re-anchor, waiting
         // turns and memories.
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_STORE),
@@ -87,7 +88,8 @@ public final class AssemblyTopology {
         // in one partition): each instance holds its share of it, not all of it (docs/assembly.md).
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(MEMORY_STORE),
                 Serdes.String(), topics.serde(MemoryEntry.class)));
-        AssemblyProcessors.MemoryParts memory = new AssemblyProcessors.MemoryParts(memoryModel, shelves, retention);
+        AssemblyProcessors.MemoryParts memory = new AssemblyProcessors.MemoryParts(memoryModel, shelves, retention,
+                globals);
         Meters.memoryShelfBytes(shelves, MemoryShelves::bytes);
         SessionAssembly sessions = new SessionAssembly(assembler, memoryModel, autoContinueSteps, budgets);
         Serde<MemoryWrite> memoryWrites = MemoryWrite.serde(topics.memory);

@@ -136,7 +136,7 @@ public final class ContextLayers {
             }
             lines.sort(null);
             if (calling == ToolCalling.NATIVE) {
-                if (!ToolLines.permitted(input.skill(), input.tools().get()).isEmpty()) {
+                if (!input.tools().get().permitted(input.skill()).isEmpty()) {
                     lines.add(ToolLines.HOW_TO_CALL_NATIVE);
                 }
             } else {
@@ -184,8 +184,13 @@ public final class ContextLayers {
 
     private static Layer wholeEntries(String name, int priority, String open, String close, List<String> entries,
                                       int budget, TokenCounter counter) {
+        String all = open + "\n" + String.join("\n", entries) + (close.isEmpty() ? "" : "\n" + close);
+        int whole = counter.count(all);
+        if (whole <= budget) {
+            // The usual case, counted once: the search below counts every prefix, quadratic in the entries.
+            return new Layer(name, priority, all, whole, whole, Layer.Status.KEPT, "");
+        }
         StringBuilder text = new StringBuilder(open);
-        int whole = counter.count(open + "\n" + String.join("\n", entries) + (close.isEmpty() ? "" : "\n" + close));
         int kept = 0;
         for (String entry : entries) {
             String candidate = text + "\n" + entry;

@@ -36,7 +36,6 @@ import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.RiskLevel;
 import io.cognitionstreams.schema.ToolDecision;
-import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.schema.ToolResult;
 import io.cognitionstreams.schema.TurnSettings;
 import io.cognitionstreams.schema.Verdict;
@@ -78,7 +77,7 @@ public final class SessionAssembly {
         Collection<String> personaNames();
 
         /** The tools executors offer. */
-        Collection<ToolDescriptor> tools();
+        ToolCatalog tools();
 
         /** Whether this task holds {@code scope}'s memories; else another task does, and is asked (MemoryLookup). */
         boolean holdsScope(String scope);

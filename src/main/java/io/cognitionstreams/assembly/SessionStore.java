@@ -1,16 +1,13 @@
 package io.cognitionstreams.assembly;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.function.Predicate;
 
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 import io.cognitionstreams.governance.IdentityGovernance;
 import io.cognitionstreams.prompt.PromptRenderer;
@@ -20,7 +17,6 @@ import io.cognitionstreams.schema.Identity;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Skill;
-import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.schema.WaitingTurn;
 import io.cognitionstreams.tokens.TokenCounter;
 
@@ -28,7 +24,8 @@ import io.cognitionstreams.tokens.TokenCounter;
  * The assembly's stores as a {@link SessionAssembly.Memory}. A session's messages are one store entry each under
  * {@code <session>/<10-digit sequence>}, so that assembling a turn reads only the newest messages that fit its
  * budget (a reverse range scan) and costs the same at 10 turns or 1,000. Each message is counted once, when it is
- * added, in the session's encoding. Skills, identity, personas and the executors' tools are the global stores.
+ * added, in the session's encoding. Skills, identity, personas and the executors' tools are the global stores,
+ * read decoded ({@link GlobalRecords}).
  */
 final class SessionStore implements SessionAssembly.Memory {
 
@@ -37,28 +34,22 @@ final class SessionStore implements SessionAssembly.Memory {
     private final KeyValueStore<String, WaitingTurn> waiting;
     private final EpisodicMemory episodic;
     private final Predicate<String> holdsScope;
-    private final ReadOnlyKeyValueStore<String, Skill> skills;
-    private final ReadOnlyKeyValueStore<String, Identity> identity;
-    private final ReadOnlyKeyValueStore<String, Persona> personas;
-    private final ReadOnlyKeyValueStore<String, ToolDescriptor> tools;
+    private final GlobalRecords globals;
 
     /**
      * @param episodic   the memories of the scopes this task holds
      * @param holdsScope whether this task holds a scope's memories
+     * @param globals    skills, identity, personas and tools, as the global stores hold them
      */
     SessionStore(KeyValueStore<String, SessionState> sessions, KeyValueStore<String, HistoryEntry> history,
                  KeyValueStore<String, WaitingTurn> waiting, EpisodicMemory episodic, Predicate<String> holdsScope,
-                 ReadOnlyKeyValueStore<String, Skill> skills, ReadOnlyKeyValueStore<String, Identity> identity,
-                 ReadOnlyKeyValueStore<String, Persona> personas, ReadOnlyKeyValueStore<String, ToolDescriptor> tools) {
+                 GlobalRecords globals) {
         this.sessions = sessions;
         this.history = history;
         this.waiting = waiting;
         this.episodic = episodic;
         this.holdsScope = holdsScope;
-        this.skills = skills;
-        this.identity = identity;
-        this.personas = personas;
-        this.tools = tools;
+        this.globals = globals;
     }
 
     @Override
@@ -116,44 +107,32 @@ final class SessionStore implements SessionAssembly.Memory {
 
     @Override
     public Optional<Skill> skill(String name) {
-        return Optional.ofNullable(skills.get(name));
+        return globals.skills().get(name);
     }
 
     @Override
     public Collection<Skill> skills() {
-        return all(skills);
+        return globals.skills().values();
     }
 
     @Override
     public Optional<Persona> persona(String name) {
-        return Optional.ofNullable(personas.get(name));
+        return globals.personas().get(name);
     }
 
     @Override
     public Collection<String> personaNames() {
-        List<String> names = new ArrayList<>();
-        try (KeyValueIterator<String, Persona> iterator = personas.all()) {
-            iterator.forEachRemaining(entry -> names.add(entry.key));
-        }
-        return names;
+        return globals.personas().values().stream().map(Persona::getName).toList();
     }
 
     @Override
-    public Collection<ToolDescriptor> tools() {
-        return all(tools);
-    }
-
-    private static <V> Collection<V> all(ReadOnlyKeyValueStore<String, V> store) {
-        List<V> all = new ArrayList<>();
-        try (KeyValueIterator<String, V> iterator = store.all()) {
-            iterator.forEachRemaining(entry -> all.add(entry.value));
-        }
-        return all;
+    public ToolCatalog tools() {
+        return globals.tools().derived(ToolCatalog::of);
     }
 
     @Override
     public Optional<String> identity() {
-        return Optional.ofNullable(identity.get(IdentityGovernance.KEY)).map(Identity::getText);
+        return globals.identity().get(IdentityGovernance.KEY).map(Identity::getText);
     }
 
     private static final class NewestFirst implements SessionAssembly.History {

@@ -1,8 +1,6 @@
 package io.cognitionstreams.assembly;
 
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +12,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.ToolDescriptor;
-import io.cognitionstreams.skills.PermissionSet;
 
 /**
  * The executors' tools as the tools index shows them: {@code - NAME(arg: type, opt?: type): description}, only
@@ -36,30 +33,21 @@ final class ToolLines {
     static final String HOW_TO_CALL_NATIVE = "Call the tools you are given with the API's tool calls; each result "
             + "arrives as the tool message that answers its call.";
 
-    static List<String> callable(Optional<Skill> skill, Collection<ToolDescriptor> tools) {
+    /** The tools-index lines of the tools the active skill may call, sorted. */
+    static List<String> callable(Optional<Skill> skill, ToolCatalog tools) {
         List<String> lines = new ArrayList<>();
-        for (ToolDescriptor tool : permitted(skill, tools)) {
-            // the schema is the server's too: none of it may open a line of its own in the prompt
-            lines.add(("- " + tool.getName() + "(" + arguments(tool.getInputSchema()) + "): ")
-                    .replaceAll("\\s+", " ") + oneLine(tool.getDescription()));
+        for (ToolCatalog.Entry entry : tools.permitted(skill)) {
+            lines.add(entry.line());
         }
         lines.sort(null);
         return lines;
     }
 
-    /** The tools the active skill's permissions allow, by name: a model is shown no other. */
-    static List<ToolDescriptor> permitted(Optional<Skill> skill, Collection<ToolDescriptor> tools) {
-        if (skill.isEmpty() || tools.isEmpty()) {
-            return List.of();
-        }
-        PermissionSet permissions;
-        try {
-            permissions = PermissionSet.compile(skill.get().getPermissions());
-        } catch (IllegalArgumentException e) {
-            return List.of(); // the gatekeeper denies every call of a skill whose permissions do not parse
-        }
-        return tools.stream().filter(tool -> permissions.allows(tool.getName()))
-                .sorted(Comparator.comparing(ToolDescriptor::getName)).toList();
+    /** A tool's line: {@code - NAME(arguments): description}, on one line whatever its server wrote. */
+    static String line(ToolDescriptor tool) {
+        // the schema is the server's too: none of it may open a line of its own in the prompt
+        return ("- " + tool.getName() + "(" + arguments(tool.getInputSchema()) + "): ").replaceAll("\\s+", " ")
+                + oneLine(tool.getDescription());
     }
 
     /** {@code name: type} per property of the input schema, {@code ?} after the optional ones. */

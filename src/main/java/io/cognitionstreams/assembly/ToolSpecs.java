@@ -1,7 +1,6 @@
 package io.cognitionstreams.assembly;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -37,12 +36,12 @@ final class ToolSpecs {
         static final Fitted NONE = new Fitted(List.of(), 0, 0);
     }
 
-    static Fitted fit(Optional<Skill> skill, Collection<ToolDescriptor> tools, int budget, TokenCounter counter) {
-        List<ToolDescriptor> permitted = ToolLines.permitted(skill, tools);
+    static Fitted fit(Optional<Skill> skill, ToolCatalog tools, int budget, TokenCounter counter) {
+        List<ToolCatalog.Entry> permitted = tools.permitted(skill);
         List<ToolSpec> kept = new ArrayList<>();
         int used = 0;
-        for (ToolDescriptor tool : permitted) {
-            ToolSpec spec = spec(tool);
+        for (ToolCatalog.Entry entry : permitted) {
+            ToolSpec spec = entry.spec();
             int tokens = tokens(spec, counter);
             if (used + tokens <= budget) {
                 kept.add(spec);

@@ -20,7 +20,13 @@ public final class SkillsStore {
 
     /** Adds the global store {@code storeName} over cognition.skills to {@code builder}. */
     public static void addGlobal(StreamsBuilder builder, Topics topics, String storeName) {
-        GlobalMirror.add(builder, topics.skills, storeName, SkillsStore::refuse);
+        addGlobal(builder, topics, storeName, GlobalMirror.Listener.none());
+    }
+
+    /** The same, telling {@code listener} of every skill the store applies. */
+    public static void addGlobal(StreamsBuilder builder, Topics topics, String storeName,
+                                 GlobalMirror.Listener<Skill> listener) {
+        GlobalMirror.add(builder, topics.skills, storeName, SkillsStore::refuse, listener);
     }
 
     /** Why a skill record may not be used, if it may not: shared by the mirrors and the governance guard. */

@@ -314,6 +314,27 @@ class AssemblyTopologyTest {
                 tuple("tool", "call_0", "A"), tuple("tool", outputId + "_1", "B"));
     }
 
+    @Test
+    void theToolsIndexFollowsEveryChangeOfTheSkillsAndToolsBetweenTwoRequests() {
+        TestInputTopic<String, ToolDescriptor> tools = TopicDriver.input(driver, topics.tools);
+        tools.pipeInput("mcp__workspace__read_file", descriptor("mcp__workspace__read_file", null));
+        skills.pipeInput("workspace", skill("workspace", "1.0.0", "Read before you write."));
+        requests.pipeInput("s1", Records.request("s1", "Read a.").setActiveSkill("workspace").build());
+        assertThat(packets.readValue().getHeader().getContext())
+                .contains("- mcp__workspace__read_file(): does mcp__workspace__read_file", "- workspace: ")
+                .doesNotContain("list_files", "- git: ");
+
+        // The index is rendered once per change of the tools (ToolCatalog): each change must still show.
+        tools.pipeInput("mcp__workspace__read_file", null);
+        tools.pipeInput("mcp__workspace__list_files", descriptor("mcp__workspace__list_files", null));
+        skills.pipeInput("git", skill("git", "1.0.0", "Commit small."));
+        requests.pipeInput("s2", Records.request("s2", "List them.").setActiveSkill("workspace").build());
+        assertThat(packets.readValue().getHeader().getContext())
+                .contains("- mcp__workspace__list_files(): does mcp__workspace__list_files", "- git: ",
+                        "- workspace: ")
+                .doesNotContain("read_file");
+    }
+
     private static ToolDescriptor descriptor(String name, String schema) {
         return ToolDescriptor.newBuilder().setName(name).setServer(name.split("__")[1]).setTool(name.split("__")[2])
                 .setDescription("does " + name).setInputSchema(schema).setExecutor("x").setTimestamp(Records.T0)

@@ -25,7 +25,6 @@ import io.cognitionstreams.schema.MemoryRecall;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Skill;
-import io.cognitionstreams.schema.ToolDescriptor;
 import io.cognitionstreams.schema.WaitingTurn;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.tokens.TokenCounter;
@@ -198,8 +197,8 @@ class WaitingTurnsTest {
         }
 
         @Override
-        public Collection<ToolDescriptor> tools() {
-            return List.of();
+        public ToolCatalog tools() {
+            return ToolCatalog.EMPTY;
         }
 
         @Override

@@ -35,7 +35,8 @@ class GlobalMirrorTest {
     @Test
     void badBytesALengthBombARefusedValueAndAKeylessRecordLeaveThePreviousValueAndLaterRecordsApply() {
         StreamsBuilder builder = new StreamsBuilder();
-        GlobalMirror.add(builder, topics.skills, STORE, SkillsStore::refuse);
+        GlobalView<Skill> view = new GlobalView<>();
+        GlobalMirror.add(builder, topics.skills, STORE, SkillsStore::refuse, view);
         try (TopologyTestDriver driver = Drivers.driver(builder.build(), stateDir)) {
             TestInputTopic<String, Skill> skills = TopicDriver.input(driver, topics.skills);
             TestInputTopic<String, byte[]> raw = TopicDriver.raw(driver, topics.skills);
@@ -48,11 +49,13 @@ class GlobalMirrorTest {
             skills.pipeInput("shell", skill("git", "1.0.0", "*"));
             assertThat(store.get("git").getVersion()).as("every bad update left the good value").isEqualTo("1.0.0");
             assertThat(store.get("shell")).as("a record keyed by another skill's name").isNull();
+            assertThat(view.values()).as("the view holds what the store holds").containsExactly(store.get("git"));
 
             skills.pipeInput("git", skill("git", "1.1.0", "git:*"));
             assertThat(store.get("git").getVersion()).isEqualTo("1.1.0");
             skills.pipeInput("git", null);
             assertThat(store.get("git")).as("a tombstone deletes").isNull();
+            assertThat(view.values()).isEmpty();
         }
     }
 
