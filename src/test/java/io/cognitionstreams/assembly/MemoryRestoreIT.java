@@ -26,6 +26,9 @@ import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
 import io.cognitionstreams.schema.RoutedBlock;
+import io.cognitionstreams.schema.Skill;
+import io.cognitionstreams.schema.ToolDescriptor;
+import io.cognitionstreams.schema.ToolSpec;
 import io.cognitionstreams.testing.Kafka;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.serde.SingleObjectAvroSerdeFactory;
@@ -37,7 +40,8 @@ import io.cognitionstreams.topics.Topics;
  * Memories already on cognition.memory when an instance starts must be searchable by its first packet, including an
  * entry as versions before memory was partitioned by owner wrote it: its vector as an array of floats, in the
  * partition of its key rather than its scope's. The assembly moves it to its owner's partition and keeps it there,
- * and a session on any partition recalls it.
+ * and a session on any partition recalls it. The same first packet shows the skill and tool that were on their
+ * topics: the assembly reads them from views its global stores fill as they load, on every start.
  */
 @ExtendWith(SharedBroker.class)
 class MemoryRestoreIT {
@@ -62,6 +66,13 @@ class MemoryRestoreIT {
         try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             TopicProvisioner.ensure(admin, topics, 3, (short) 1);
         }
+        String server = "restore" + run.replaceAll("[^a-z0-9]", "");
+        Kafka.send(bootstrap, topics.skills, server, Skill.newBuilder().setName(server).setVersion("1.0.0")
+                .setDescription("restores archives").setPermissions(List.of(server + ":*"))
+                .setProtocol("Check the " + run + " checksum first.").setTimestamp(Instant.now()).build());
+        Kafka.send(bootstrap, topics.tools, "mcp__" + server + "__restore", ToolDescriptor.newBuilder()
+                .setName("mcp__" + server + "__restore").setServer(server).setTool("restore")
+                .setDescription("Restores an archive").setExecutor("it").setTimestamp(Instant.now()).build());
         // Keyed and so partitioned by block id, as the app wrote it then.
         Kafka.send(bootstrap, topics.memory, block.getBlockId(), MemoryEntry.newBuilder(entry).setVector(null)
                 .setEmbedding(floats).build());
@@ -72,12 +83,15 @@ class MemoryRestoreIT {
             String session = "ask-" + run;
             Kafka.send(bootstrap, topics.requests, session, Records.request(session,
                     "How long does restoring the " + run + " glacier archive take?").setRequestId("q-" + run)
-                    .setMemoryScope("restore-" + run).setTimestamp(Instant.now()).build());
+                    .setMemoryScope("restore-" + run).setActiveSkill(server).setTimestamp(Instant.now()).build());
 
             List<CognitionPacket> packets = Kafka.readUntil(bootstrap, topics.packets,
                     packet -> packet.getRequestId().equals("q-" + run), seen -> !seen.isEmpty(),
                     Duration.ofSeconds(90));
-            assertThat(packets.get(0).getHeader().getContext()).contains("[RAG Knowledge]", text);
+            assertThat(packets.get(0).getHeader().getContext()).contains("[RAG Knowledge]", text,
+                    "Check the " + run + " checksum first.", "- " + server + ": restores archives");
+            assertThat(packets.get(0).getTools()).extracting(ToolSpec::getName)
+                    .containsExactly("mcp__" + server + "__restore");
         }
     }
 }
