@@ -28,13 +28,13 @@ import io.cognitionstreams.schema.Skill;
 public record AssemblyInput(CognitionRequest request, PipelineEvents.Source source, String identity, Persona persona,
                             Optional<Skill> skill, Supplier<Collection<Skill>> skills, MemorySearch memory,
                             Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor,
-                            Supplier<ToolCatalog> tools) {
+                            Supplier<RenderedTools> tools) {
 
     /** With no executor's tools. */
     public AssemblyInput(CognitionRequest request, PipelineEvents.Source source, String identity, Persona persona,
                          Optional<Skill> skill, Supplier<Collection<Skill>> skills, MemorySearch memory,
                          Supplier<Iterator<ChatMessage>> history, Optional<String> reanchor) {
-        this(request, source, identity, persona, skill, skills, memory, history, reanchor, () -> ToolCatalog.EMPTY);
+        this(request, source, identity, persona, skill, skills, memory, history, reanchor, () -> RenderedTools.EMPTY);
     }
 
     /** Finds past experiences for the episodic-memory layer. */

@@ -77,7 +77,7 @@ public final class SessionAssembly {
         Collection<String> personaNames();
 
         /** The tools executors offer. */
-        ToolCatalog tools();
+        RenderedTools tools();
 
         /** Whether this task holds {@code scope}'s memories; else another task does, and is asked (MemoryLookup). */
         boolean holdsScope(String scope);

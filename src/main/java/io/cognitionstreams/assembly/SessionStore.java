@@ -126,8 +126,8 @@ final class SessionStore implements SessionAssembly.Memory {
     }
 
     @Override
-    public ToolCatalog tools() {
-        return globals.tools().derived(ToolCatalog::of);
+    public RenderedTools tools() {
+        return globals.tools().derived(RenderedTools::of);
     }
 
     @Override

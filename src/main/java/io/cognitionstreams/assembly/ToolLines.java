@@ -34,9 +34,9 @@ final class ToolLines {
             + "arrives as the tool message that answers its call.";
 
     /** The tools-index lines of the tools the active skill may call, sorted. */
-    static List<String> callable(Optional<Skill> skill, ToolCatalog tools) {
+    static List<String> callable(Optional<Skill> skill, RenderedTools tools) {
         List<String> lines = new ArrayList<>();
-        for (ToolCatalog.Entry entry : tools.permitted(skill)) {
+        for (RenderedTools.Entry entry : tools.permitted(skill)) {
             lines.add(entry.line());
         }
         lines.sort(null);

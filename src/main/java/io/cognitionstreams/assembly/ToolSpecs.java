@@ -36,11 +36,11 @@ final class ToolSpecs {
         static final Fitted NONE = new Fitted(List.of(), 0, 0);
     }
 
-    static Fitted fit(Optional<Skill> skill, ToolCatalog tools, int budget, TokenCounter counter) {
-        List<ToolCatalog.Entry> permitted = tools.permitted(skill);
+    static Fitted fit(Optional<Skill> skill, RenderedTools tools, int budget, TokenCounter counter) {
+        List<RenderedTools.Entry> permitted = tools.permitted(skill);
         List<ToolSpec> kept = new ArrayList<>();
         int used = 0;
-        for (ToolCatalog.Entry entry : permitted) {
+        for (RenderedTools.Entry entry : permitted) {
             ToolSpec spec = entry.spec();
             int tokens = tokens(spec, counter);
             if (used + tokens <= budget) {

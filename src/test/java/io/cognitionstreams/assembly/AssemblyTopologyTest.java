@@ -324,7 +324,7 @@ class AssemblyTopologyTest {
                 .contains("- mcp__workspace__read_file(): does mcp__workspace__read_file", "- workspace: ")
                 .doesNotContain("list_files", "- git: ");
 
-        // The index is rendered once per change of the tools (ToolCatalog): each change must still show.
+        // The index is rendered once per change of the tools (RenderedTools): each change must still show.
         tools.pipeInput("mcp__workspace__read_file", null);
         tools.pipeInput("mcp__workspace__list_files", descriptor("mcp__workspace__list_files", null));
         skills.pipeInput("git", skill("git", "1.0.0", "Commit small."));

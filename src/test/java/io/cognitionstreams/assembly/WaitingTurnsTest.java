@@ -197,8 +197,8 @@ class WaitingTurnsTest {
         }
 
         @Override
-        public ToolCatalog tools() {
-            return ToolCatalog.EMPTY;
+        public RenderedTools tools() {
+            return RenderedTools.EMPTY;
         }
 
         @Override

@@ -23,8 +23,8 @@ import io.cognitionstreams.assembly.FieldCompressor;
 import io.cognitionstreams.assembly.IdentityDefaults;
 import io.cognitionstreams.assembly.PacketAssembler;
 import io.cognitionstreams.assembly.Personas;
+import io.cognitionstreams.assembly.RenderedTools;
 import io.cognitionstreams.assembly.TaskInstructions;
-import io.cognitionstreams.assembly.ToolCatalog;
 import io.cognitionstreams.schema.ChatMessage;
 import io.cognitionstreams.schema.ChatRole;
 import io.cognitionstreams.schema.CognitionPacket;
@@ -97,7 +97,7 @@ public class AssemblyBench {
         }
         input = new AssemblyInput(request, Records.SOURCE, IdentityDefaults.TEXT, Personas.defaultPersona(),
                 Optional.of(skill), () -> skills, AssemblyInput.MemorySearch.NONE, newestFirst::iterator,
-                Optional.empty(), () -> ToolCatalog.of(tools));
+                Optional.empty(), () -> RenderedTools.of(tools));
         CognitionPacket sample = assembler.assemble(input).packet();
         System.out.printf("%n%d turns, catalog of %d: packet of %d/%d tokens, %d history messages%n", turns,
                 catalog, sample.getTotalTokens(), sample.getMtu(), sample.getPayload().getHistory().size());

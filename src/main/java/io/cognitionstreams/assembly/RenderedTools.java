@@ -16,9 +16,9 @@ import io.cognitionstreams.skills.PermissionSet;
  * and its native spec ({@link ToolSpecs}). Built when cognition.tools changes, not per request: rendering parses
  * each tool's JSON schema.
  */
-public final class ToolCatalog {
+public final class RenderedTools {
 
-    public static final ToolCatalog EMPTY = new ToolCatalog(List.of());
+    public static final RenderedTools EMPTY = new RenderedTools(List.of());
 
     /** One tool and how the model is shown it. */
     record Entry(ToolDescriptor tool, String line, ToolSpec spec) {
@@ -26,17 +26,17 @@ public final class ToolCatalog {
 
     private final List<Entry> byName;
 
-    private ToolCatalog(List<Entry> byName) {
+    private RenderedTools(List<Entry> byName) {
         this.byName = byName;
     }
 
-    public static ToolCatalog of(Collection<ToolDescriptor> tools) {
+    public static RenderedTools of(Collection<ToolDescriptor> tools) {
         List<Entry> entries = new ArrayList<>();
         for (ToolDescriptor tool : tools) {
             entries.add(new Entry(tool, ToolLines.line(tool), ToolSpecs.spec(tool)));
         }
         entries.sort(Comparator.comparing(entry -> entry.tool().getName()));
-        return new ToolCatalog(List.copyOf(entries));
+        return new RenderedTools(List.copyOf(entries));
     }
 
     /** The tools the active skill's permissions allow, by name: a model is shown no other. */
