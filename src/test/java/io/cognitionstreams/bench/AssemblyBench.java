@@ -95,9 +95,10 @@ public class AssemblyBench {
                         .setExecutor("bench").setTimestamp(java.time.Instant.EPOCH).build());
             }
         }
+        RenderedTools rendered = RenderedTools.of(tools); // as the app does: once per change of cognition.tools
         input = new AssemblyInput(request, Records.SOURCE, IdentityDefaults.TEXT, Personas.defaultPersona(),
                 Optional.of(skill), () -> skills, AssemblyInput.MemorySearch.NONE, newestFirst::iterator,
-                Optional.empty(), () -> RenderedTools.of(tools));
+                Optional.empty(), () -> rendered);
         CognitionPacket sample = assembler.assemble(input).packet();
         System.out.printf("%n%d turns, catalog of %d: packet of %d/%d tokens, %d history messages%n", turns,
                 catalog, sample.getTotalTokens(), sample.getMtu(), sample.getPayload().getHistory().size());
