@@ -12,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -260,11 +262,33 @@ public final class CognitionRuntime implements AutoCloseable {
         }
         CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, restoreLogs, workers, watch,
                 endpoints);
-        streams.values().forEach(KafkaStreams::start);
+        startAll(streams.values());
         workers.forEach(running -> running.thread().start());
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
                 topics.avro().describe(), settings.model().endpoint().orElse("replay model"));
         return runtime;
+    }
+
+    /**
+     * Starts every capability at once. {@link KafkaStreams#start} returns only after its global stores are loaded
+     * and each of its tasks' local stores was opened and closed to read its offsets (KIP-1035): about a second per
+     * capability on a restart, mostly waiting on the broker and the disk, which one after another added up.
+     */
+    private static void startAll(Collection<KafkaStreams> apps) {
+        CompletableFuture<?>[] starts = apps.stream()
+                .map(app -> CompletableFuture.runAsync(app::start, start -> new Thread(start, "start-streams").start()))
+                .toArray(CompletableFuture[]::new);
+        try {
+            CompletableFuture.allOf(starts).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
     }
 
     /** The workers' consumer groups: the model worker's, the executor's and each council role worker's. */
