@@ -19,10 +19,6 @@ import org.apache.kafka.clients.admin.Admin;
 
 import io.cognitionstreams.app.CognitionRuntime;
 import io.cognitionstreams.app.InstanceId;
-import io.cognitionstreams.telemetry.MetricsServer;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.cognitionstreams.schema.Skill;
-import io.cognitionstreams.skills.SkillFiles;
 import io.cognitionstreams.app.Settings;
 import io.cognitionstreams.assembly.SessionBudgets;
 import io.cognitionstreams.broker.BrokerSettings;
@@ -34,7 +30,12 @@ import io.cognitionstreams.executor.demo.WorkspaceServer;
 import io.cognitionstreams.gatekeeper.GatekeeperSettings;
 import io.cognitionstreams.roles.RoleEndpoints;
 import io.cognitionstreams.routing.RoutingLimits;
+import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.security.Principals;
+import io.cognitionstreams.skills.SkillFiles;
+import io.cognitionstreams.telemetry.MetricsServer;
+import io.cognitionstreams.tokens.Tokenizers;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -213,6 +214,7 @@ final class RunCommand implements Callable<Integer> {
     private int run(PrintWriter err, Optional<Instant> rewindTo, Rooms rooms, Map<String, Object> clientProperties,
                     Map<String, Object> governanceProperties, Path states, Optional<MetricsServer> metrics)
             throws Exception {
+        Tokenizers.loadAllInBackground(); // seconds of the start, while the broker starts or is reached
         EmbeddedKafkaBroker broker = null;
         String bootstrap = cluster.namedCluster().orElse(null);
         Optional<SecureDeployment> secured = Optional.empty();

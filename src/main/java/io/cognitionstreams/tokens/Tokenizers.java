@@ -13,7 +13,8 @@ import com.knuddels.jtokkit.api.EncodingType;
 /**
  * Maps a target model to the tokenizer it really uses, so budgets are counted in the model's own tokens.
  * Rules are matched by model-name prefix, longest first; models no rule names use the configured default.
- * The lazy registry loads an encoding's vocabulary only when first asked for (each costs tens of MB).
+ * The lazy registry loads an encoding's vocabulary only when first asked for (each costs tens of MB and about a
+ * second), once per JVM: an encoding is immutable, so every instance shares it.
  */
 public final class Tokenizers {
 
@@ -36,7 +37,7 @@ public final class Tokenizers {
             Map.entry("code-davinci", EncodingType.P50K_BASE),
             Map.entry("davinci", EncodingType.R50K_BASE));
 
-    private final EncodingRegistry registry = Encodings.newLazyEncodingRegistry();
+    private static final EncodingRegistry REGISTRY = Encodings.newLazyEncodingRegistry();
     private final EncodingType fallback;
     private final Map<String, TokenCounter> byModel = new ConcurrentHashMap<>();
     private final Map<String, TokenCounter> byEncoding = new ConcurrentHashMap<>();
@@ -48,6 +49,21 @@ public final class Tokenizers {
     /** Default for unknown models: o200k_base, the encoding of current OpenAI models. */
     public Tokenizers() {
         this(EncodingType.O200K_BASE);
+    }
+
+    /**
+     * Loads every encoding on a thread of its own, so that it is done or under way when the app first counts (the
+     * packet assembler's instructions are counted in all of them): `run` starts it before its broker, whose start
+     * takes seconds anyway. A caller that needs an encoding still loading waits for that load, not for a second one.
+     */
+    public static void loadAllInBackground() {
+        Thread loading = new Thread(() -> {
+            for (EncodingType type : EncodingType.values()) {
+                REGISTRY.getEncoding(type);
+            }
+        }, "tokenizers-load");
+        loading.setDaemon(true);
+        loading.start();
     }
 
     public static EncodingType encodingFor(String model, EncodingType fallback) {
@@ -74,7 +90,7 @@ public final class Tokenizers {
     }
 
     public TokenCounter forEncoding(EncodingType type) {
-        Encoding encoding = registry.getEncoding(type);
+        Encoding encoding = REGISTRY.getEncoding(type);
         return new TokenCounter(encoding);
     }
 }
