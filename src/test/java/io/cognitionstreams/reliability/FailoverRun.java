@@ -143,7 +143,7 @@ final class FailoverRun {
             traffic.stop();
             traffic.await();
             Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run,
-                    Traffic.first((int) traffic.sent()));
+                    traffic.delivered());
             try (Ledger ledger = new Ledger(bootstrap, topics, run)) {
                 ledger.awaitComplete(prompts, NODE_TIMEOUT);
                 // A clean stop, so nothing is in flight: any duplicate would now be committed and counted.

@@ -193,7 +193,7 @@ final class RestartRun {
             traffic.stop();
             traffic.await();
             Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run,
-                    Traffic.first((int) traffic.sent()));
+                    traffic.delivered());
             try (Ledger ledger = new Ledger(bootstrap, topics, run)) {
                 ledger.awaitComplete(prompts, ANSWER_TIMEOUT);
                 // A clean stop, so nothing is in flight; the broker goes with the app, so it is started alone on

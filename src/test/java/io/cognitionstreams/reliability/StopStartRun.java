@@ -235,7 +235,7 @@ final class StopStartRun {
                 traffic.stop();
                 traffic.await();
                 Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run,
-                        Traffic.first((int) traffic.sent()));
+                        traffic.delivered());
                 Ledger.Verdict verdict;
                 try (Ledger ledger = new Ledger(bootstrap, topics, run)) {
                     ledger.awaitComplete(prompts, ANSWER_TIMEOUT);

@@ -109,7 +109,7 @@ final class TakeoverRun {
             traffic.stop();
             traffic.await();
             Map<String, String> prompts = Traffic.prompts(Workload.NO_MEMORY, run,
-                    Traffic.first((int) traffic.sent()));
+                    traffic.delivered());
             try (Ledger ledger = new Ledger(bootstrap, topics, run)) {
                 ledger.awaitComplete(prompts, Duration.ofMinutes(2));
                 // Clean stops, so nothing is in flight: any duplicate would now be committed and counted.
