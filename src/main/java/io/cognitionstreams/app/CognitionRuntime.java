@@ -174,14 +174,19 @@ public final class CognitionRuntime implements AutoCloseable {
         int memoryPartitions = memoryPartitions(client, topics);
         Map<String, Object> publisher = new HashMap<>(governance);
         publisher.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-        if (!skills.isEmpty()) {
-            Publisher.publish(publisher, topics.skills, skills);
-        }
-        publishDefaultPersonas(publisher, topics);
+        // Published while the parts are built (a second of each start), and done before any capability is built, so
+        // that its global stores hold them from the first record.
+        CompletableFuture<Void> published = CompletableFuture.runAsync(() -> {
+            if (!skills.isEmpty()) {
+                Publisher.publish(publisher, topics.skills, skills);
+            }
+            publishDefaultPersonas(publisher, topics);
+        }, publishing -> new Thread(publishing, "publish-skills-and-personas").start());
         // An endpoint's outages stall its calls rather than fail them; the replay model has none. One client per
         // endpoint, shared by the model worker, the compression tiers and the council's role workers.
         ModelEndpoints endpoints = new ModelEndpoints(settings.model());
         Pipeline.Parts parts = Pipeline.Parts.of(settings, endpoints);
+        join(published);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
         Map<String, RestoreLog> restoreLogs = new LinkedHashMap<>();
         for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
@@ -278,8 +283,13 @@ public final class CognitionRuntime implements AutoCloseable {
         CompletableFuture<?>[] starts = apps.stream()
                 .map(app -> CompletableFuture.runAsync(app::start, start -> new Thread(start, "start-streams").start()))
                 .toArray(CompletableFuture[]::new);
+        join(CompletableFuture.allOf(starts));
+    }
+
+    /** Waits for {@code work}, and throws what it failed with as it was thrown. */
+    private static void join(CompletableFuture<?> work) {
         try {
-            CompletableFuture.allOf(starts).join();
+            work.join();
         } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException failure) {
                 throw failure;
