@@ -104,7 +104,8 @@ final class Preload {
         }
     }
 
-    private static void delete(Path dir) throws IOException {
+    /** Deletes {@code dir} and everything under it. */
+    static void delete(Path dir) throws IOException {
         try (Stream<Path> tree = Files.walk(dir)) {
             for (Path path : tree.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(path);

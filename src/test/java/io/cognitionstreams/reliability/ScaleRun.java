@@ -61,6 +61,9 @@ import picocli.CommandLine.Option;
  *       be under way at the stop: what is left is reported, and a new request waits for it, since a task takes its
  *       inputs in timestamp order. Once the app has caught up, a second clean stop and start times the restart with
  *       nothing left to do.</li>
+ *   <li>Kills (unless {@code --no-kills}): SIGKILL of the one process, app and broker, and a start timed to its first
+ *       answer, once with the state directory kept and once with it deleted; what each start restored is reported
+ *       apart (issue 34's kill-to-first-answer target).</li>
  *   <li>With {@code --sessions}: more new sessions of one turn each until there are that many, sent in bulk, and at
  *       each tenfold size from 1,000, once the app has caught up with the bulk, a probe of {@code --probe} requests
  *       at {@code --probe-rate}, half of them the first turn of a new session, half the next turn of an old one
@@ -127,6 +130,11 @@ final class ScaleRun {
                         + "${DEFAULT-VALUE}).")
         int port;
 
+        @Option(names = "--kills", negatable = true, defaultValue = "true", fallbackValue = "true",
+                description = "After the clean restarts, kill the process (app and broker) twice and time each start "
+                        + "to its first answer: once with the state directory kept, once wiped (default: true).")
+        boolean kills;
+
         @Option(names = "--dir", paramLabel = "DIR", description = "Where the run's data goes (default: a new "
                 + "temporary directory).")
         Path dir;
@@ -138,6 +146,8 @@ final class ScaleRun {
     private final Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
     private final List<String> args;
     private final Path appLog;
+    /** {@code run}'s state directory under {@code --data-dir}, which a kill with the state wiped deletes. */
+    private final Path stateDir;
     private final String bootstrap;
     private final HeapSampler heap = new HeapSampler();
     private ChildApp app;
@@ -153,6 +163,7 @@ final class ScaleRun {
         this.args = List.of("--data-dir", dir.resolve("data").toString(), "--port", String.valueOf(port),
                 "--controller-port", String.valueOf(controllerPort));
         this.appLog = dir.resolve("app.log");
+        this.stateDir = dir.resolve("data").resolve("streams");
     }
 
     /** Request number {@code n}'s turn of session {@code session}: turns 0 and 1, and 2 for an old session's probe. */
@@ -199,15 +210,23 @@ final class ScaleRun {
                 exact = verdict.ok();
             }
             long sessions = (long) flags.warmSessions + flags.backlogSessions;
-            long start = restart("restart on the same directories", RESTART_SESSION);
+            long start = restart("restart on the same directories", RESTART_SESSION, Stop.CLEAN);
             awaitCaughtUp(start, "the start");
             // Its last look is up to 10 s after the catch-up.
             Thread.sleep(CatchUpLog.LOOK.toMillis() + 1_000);
             echoCatchUp(lastStartLog);
-            restart("restart with nothing left to do", RESTART_SESSION + 1);
+            start = restart("restart with nothing left to do", RESTART_SESSION + 1, Stop.CLEAN);
+            if (flags.kills) {
+                awaitCaughtUp(start, "the start");
+                start = restart("restart after a kill, state kept", RESTART_SESSION + 3, Stop.KILL);
+                awaitCaughtUp(start, "the start");
+                start = restart("restart after a kill, state directory wiped", RESTART_SESSION + 4,
+                        Stop.KILL_WIPED);
+                awaitCaughtUp(start, "the start");
+            }
             if (flags.sessions > sessions) {
                 probes(sessions);
-                restart(String.format("restart at %,d sessions", flags.sessions), RESTART_SESSION + 2);
+                restart(String.format("restart at %,d sessions", flags.sessions), RESTART_SESSION + 2, Stop.CLEAN);
             }
             log.printf("done in %.0f s; %s%n", seconds(started), memory());
             return exact;
@@ -219,18 +238,38 @@ final class ScaleRun {
         }
     }
 
+    /** How a restart ends the running app. */
+    private enum Stop {
+        /** SIGTERM: the app commits and closes. */
+        CLEAN,
+        /** SIGKILL of the one process, app and broker: a crash or an OOM kill. */
+        KILL,
+        /** SIGKILL, then the state directory deleted, as a new machine or an emptied volume starts. */
+        KILL_WIPED
+    }
+
     /**
-     * A clean stop, a start on the same directories, and the time from the start to the first answer of a new
-     * session's request {@code session}; what the pipeline still had to do at the stop is reported, as it comes
-     * before that request. Returns when the start began (System.nanoTime()).
+     * Ends the app as {@code stop} says, starts it on the same directories, and times the start to the first answer
+     * of a new session's request {@code session}; what the pipeline still had to do at the stop is reported, as it
+     * comes before that request. Returns when the start began (System.nanoTime()).
      */
-    private long restart(String label, long session) throws Exception {
+    private long restart(String label, long session, Stop stop) throws Exception {
         log.printf("at the stop, records still to process: %s%n", describe(backlog()));
         long rss = app.peakRssMib();
         long stopping = System.nanoTime();
-        int exit = app.stop();
-        log.printf("stopped (exit %d) in %.1f s; that run's peak RSS %,d MiB, %s%n", exit, seconds(stopping), rss,
-                heap.describe());
+        if (stop == Stop.CLEAN) {
+            int exit = app.stop();
+            log.printf("stopped (exit %d) in %.1f s", exit, seconds(stopping));
+        } else {
+            app.kill();
+            log.print("killed");
+        }
+        if (stop == Stop.KILL_WIPED) {
+            long bytes = sizeOf(stateDir);
+            Preload.delete(stateDir);
+            log.printf(", state directory wiped (%,d MiB)", bytes >> 20);
+        }
+        log.printf("; that run's peak RSS %,d MiB, %s%n", rss, heap.describe());
         heap.stop();
         long logFrom = Files.size(appLog);
         lastStartLog = logFrom;
@@ -262,6 +301,12 @@ final class ScaleRun {
         // is a task that lost its place (docs/reliability.md, "What a clean stop guarantees").
         started.lines().filter(line -> line.contains(FROM_THE_START)).forEach(line -> log.println("  " + line));
         return starting;
+    }
+
+    private static long sizeOf(Path dir) throws IOException {
+        try (var files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(file -> file.toFile().length()).sum();
+        }
     }
 
     /** Until the app's groups are within {@link #SETTLED} of their inputs. */
