@@ -12,7 +12,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -57,7 +60,10 @@ public final class McpServers implements AutoCloseable {
     private final Map<String, Server> servers = new LinkedHashMap<>();
     private final Duration callTimeout;
     private final int maxResultBytes;
-    private final ObjectMapper json = new ObjectMapper();
+    // Keys sorted: Jackson orders a record's properties as reflection lists them, which differs between JVM runs, and
+    // a tool's schema written differently at each start would be a changed descriptor to publish again.
+    private final ObjectMapper json = JsonMapper.builder().enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
     private final McpJsonMapper mapper = new JacksonMcpJsonMapper(json);
 
     /**
