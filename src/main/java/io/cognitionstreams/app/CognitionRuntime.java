@@ -178,7 +178,9 @@ public final class CognitionRuntime implements AutoCloseable {
         // that its global stores hold them from the first record.
         CompletableFuture<Void> published = CompletableFuture.runAsync(() -> {
             if (!skills.isEmpty()) {
-                Publisher.publish(publisher, topics.skills, skills);
+                Map<String, Skill> changed = Publisher.publishChanged(publisher, topics.skills, skills);
+                LOG.info("skills: {} of {} changed and published to {}", changed.size(), skills.size(),
+                        topics.skills.name());
             }
             publishDefaultPersonas(publisher, topics);
         }, publishing -> new Thread(publishing, "publish-skills-and-personas").start());
@@ -352,7 +354,7 @@ public final class CognitionRuntime implements AutoCloseable {
             ToolDescriptor shellTool = ToolCatalog.shell(settings.applicationId(), Instant.now());
             descriptors.put(shellTool.getName(), shellTool);
         }
-        Publisher.publish(client, topics.tools, descriptors);
+        Publisher.publishChanged(client, topics.tools, descriptors);
         List<PublicKey> trusted = new ArrayList<>();
         trusted.add(signer.publicKey());
         tools.trustedKeys().forEach(file -> trusted.add(Ed25519.readPublicKey(file)));

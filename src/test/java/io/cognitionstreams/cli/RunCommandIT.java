@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -90,6 +92,14 @@ class RunCommandIT {
             assertThat(deployPlans).as("one PLAN per run, both kept across the restart").isEqualTo(2);
 
             String bootstrap = broker.bootstrapServers();
+            // The second start wrote no skill or tool again: they were unchanged, and every global store would read
+            // each copy at every start until compaction.
+            for (String governed : List.of(Topics.COGNITION_SKILLS, Topics.COGNITION_TOOLS)) {
+                List<String> records = Cli.run("tail", "--topic", governed, "--bootstrap-servers", bootstrap,
+                        "--timeout", "2s").out().lines().filter(line -> line.contains("\"name\"")).toList();
+                assertThat(records).as("each of %s's records written once over two starts", governed).isNotEmpty()
+                        .hasSameSizeAs(records.stream().map(RunCommandIT::name).distinct().toList());
+            }
             Cli usage = Cli.run("session", "show", "demo-inspect", "--bootstrap-servers", bootstrap);
             assertThat(usage.out()).containsPattern("spent: [\\d,]+ tokens \\([\\d,]+ in, [\\d,]+ out\\), 3 model calls")
                     .contains("budgets: tokens ").contains(" of 100, calls none")
@@ -105,6 +115,11 @@ class RunCommandIT {
             assertThat(follow.out()).containsPattern("demo-triage  \\S+#\\d+  I could reproduce the crash")
                     .contains("[REDACTED:EMAIL]").doesNotContain("@");
         }
+    }
+
+    private static String name(String record) {
+        Matcher name = Pattern.compile("\"name\":\"([^\"]+)\"").matcher(record);
+        return name.find() ? name.group(1) : record;
     }
 
     /** Every RocksDB instance of the capabilities' tasks (global stores aside), and the identity it was created with. */
