@@ -135,6 +135,11 @@ final class ScaleRun {
                         + "to its first answer: once with the state directory kept, once wiped (default: true).")
         boolean kills;
 
+        @Option(names = "--app-jvm-option", paramLabel = "OPTION", description = "One more option for the app's "
+                + "JVM, after the launcher's (repeatable), e.g. -XX:StartFlightRecording=filename=/tmp/jfr/ to profile "
+                + "each start.")
+        List<String> appJvmOptions = new ArrayList<>();
+
         @Option(names = "--dir", paramLabel = "DIR", description = "Where the run's data goes (default: a new "
                 + "temporary directory).")
         Path dir;
@@ -145,6 +150,8 @@ final class ScaleRun {
     private final String run = "scale-" + UUID.randomUUID().toString().substring(0, 8);
     private final Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
     private final List<String> args;
+    /** The launcher's JVM options and any --app-jvm-option. */
+    private final List<String> jvmOptions;
     private final Path appLog;
     /** {@code run}'s state directory under {@code --data-dir}, which a kill with the state wiped deletes. */
     private final Path stateDir;
@@ -164,6 +171,9 @@ final class ScaleRun {
                 "--controller-port", String.valueOf(controllerPort));
         this.appLog = dir.resolve("app.log");
         this.stateDir = dir.resolve("data").resolve("streams");
+        List<String> options = new ArrayList<>(LAUNCHER_DEFAULTS);
+        options.addAll(flags.appJvmOptions);
+        this.jvmOptions = List.copyOf(options);
     }
 
     /** Request number {@code n}'s turn of session {@code session}: turns 0 and 1, and 2 for an old session's probe. */
@@ -178,9 +188,9 @@ final class ScaleRun {
 
     private boolean run() throws Exception {
         long started = System.nanoTime();
-        log.printf("scale run %s: %,d warm sessions at %d/s, then %,d at once; app log %s; launcher options %s%n",
-                run, flags.warmSessions, flags.warmRate, flags.backlogSessions, appLog, LAUNCHER_DEFAULTS);
-        app = ChildApp.run(appLog, LAUNCHER_DEFAULTS, args);
+        log.printf("scale run %s: %,d warm sessions at %d/s, then %,d at once; app log %s; its JVM options %s%n",
+                run, flags.warmSessions, flags.warmRate, flags.backlogSessions, appLog, jvmOptions);
+        app = ChildApp.run(appLog, jvmOptions, args);
         try {
             app.requireRunning(START_TIMEOUT);
             heap.watch(app.pid());
@@ -274,7 +284,7 @@ final class ScaleRun {
         long logFrom = Files.size(appLog);
         lastStartLog = logFrom;
         long starting = System.nanoTime();
-        app = ChildApp.run(appLog, LAUNCHER_DEFAULTS, args);
+        app = ChildApp.run(appLog, jvmOptions, args);
         heap.watch(app.pid());
         double written;
         try (Probe probe = new Probe()) {
