@@ -72,6 +72,19 @@ class StreamsSettingsTest {
                 Map.entry("streams.num.standby.replicas", "1"));
     }
 
+    @Test
+    void storesLoadWithShortFetchWaitsThatAnOperatorsClientSettingsMayChange(@TempDir Path stateDir) {
+        String global = StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
+        String restore = StreamsConfig.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
+        Settings local = Settings.local("127.0.0.1:9092", "app", stateDir);
+        Settings operators = local.withClient(Map.of(global, "500"), local.tuning());
+
+        assertThat(StreamsSettings.of(local, "assembly", Set.of())).containsEntry(global, 100)
+                .containsEntry(restore, 50);
+        assertThat(StreamsSettings.of(operators, "assembly", Set.of())).containsEntry(global, "500")
+                .containsEntry(restore, 50);
+    }
+
     private static Settings withTuning(Settings local, Settings.Tuning tuning) {
         return local.withClient(local.clientProperties(), tuning);
     }
