@@ -140,6 +140,10 @@ final class ScaleRun {
                 + "each start.")
         List<String> appJvmOptions = new ArrayList<>();
 
+        @Option(names = "--app-arg", paramLabel = "ARG", description = "One more argument for `cognition run` "
+                + "(repeatable), e.g. --app-arg=--commit-interval --app-arg=100ms.")
+        List<String> appArgs = new ArrayList<>();
+
         @Option(names = "--dir", paramLabel = "DIR", description = "Where the run's data goes (default: a new "
                 + "temporary directory).")
         Path dir;
@@ -167,8 +171,10 @@ final class ScaleRun {
         int port = flags.port > 0 ? flags.port : ChildApp.freePort();
         int controllerPort = flags.port > 0 ? flags.port + 1 : ChildApp.freePort();
         this.bootstrap = "127.0.0.1:" + port;
-        this.args = List.of("--data-dir", dir.resolve("data").toString(), "--port", String.valueOf(port),
-                "--controller-port", String.valueOf(controllerPort));
+        List<String> run = new ArrayList<>(List.of("--data-dir", dir.resolve("data").toString(), "--port",
+                String.valueOf(port), "--controller-port", String.valueOf(controllerPort)));
+        run.addAll(flags.appArgs);
+        this.args = List.copyOf(run);
         this.appLog = dir.resolve("app.log");
         this.stateDir = dir.resolve("data").resolve("streams");
         List<String> options = new ArrayList<>(LAUNCHER_DEFAULTS);
@@ -188,8 +194,8 @@ final class ScaleRun {
 
     private boolean run() throws Exception {
         long started = System.nanoTime();
-        log.printf("scale run %s: %,d warm sessions at %d/s, then %,d at once; app log %s; its JVM options %s%n",
-                run, flags.warmSessions, flags.warmRate, flags.backlogSessions, appLog, jvmOptions);
+        log.printf("scale run %s: %,d warm sessions at %d/s, then %,d at once; app log %s; its JVM options %s; run %s%n",
+                run, flags.warmSessions, flags.warmRate, flags.backlogSessions, appLog, jvmOptions, args);
         app = ChildApp.run(appLog, jvmOptions, args);
         try {
             app.requireRunning(START_TIMEOUT);
