@@ -40,7 +40,8 @@ import io.cognitionstreams.testing.SharedBroker;
 
 /**
  * The parallel loop on a real broker: many keys in flight at once, one record per key at a time, completions out of
- * order, and a new owner that skips exactly what the last one committed above its stragglers.
+ * order, a new owner that skips exactly what the last one committed above its stragglers, and a side effect that
+ * never starts when the transaction of its mark fails.
  */
 @ExtendWith(SharedBroker.class)
 class ParallelLoopIT {
@@ -165,6 +166,72 @@ class ParallelLoopIT {
             loop.close();
             thread.join(30_000);
         }
+    }
+
+    /**
+     * The executor's side-effect path: a record's mark is committed before its work starts, so a mark whose
+     * transaction fails never starts the work, and the record is read again from the last commit. The loop's
+     * transactional id is fenced while the first record is being started (as a broker restart or a rival
+     * instance would), so the transaction that carries its mark cannot commit.
+     */
+    @Test
+    void aMarkWhoseTransactionDidNotCommitNeverStartsItsWork(EmbeddedKafkaBroker broker) throws Exception {
+        Lab lab = Lab.of(broker, 1);
+        lab.send(List.of(Map.entry("call", "effect:0"), Map.entry("call", "effect:1")));
+        String out = lab.out();
+        String group = lab.app() + "-loop";
+        Map<String, AtomicInteger> starts = new ConcurrentHashMap<>();
+        Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+        try (Admin admin = Admin.create(lab.client())) {
+            ParallelLoop.Handler sideEffects = new ParallelLoop.Handler() {
+                @Override
+                public byte[] orderKey(ConsumerRecord<byte[], byte[]> record) {
+                    return record.key();
+                }
+
+                @Override
+                public ParallelLoop.Work start(ConsumerRecord<byte[], byte[]> record) {
+                    String value = new String(record.value(), StandardCharsets.UTF_8);
+                    if (starts.computeIfAbsent(value, key -> new AtomicInteger()).incrementAndGet() == 1
+                            && record.offset() == 0) {
+                        try {
+                            admin.fenceProducers(List.of(group + "-a")).all().get(30, TimeUnit.SECONDS);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                    return ParallelLoop.Work.afterCommit(List.of(new ProducerRecord<>(out, record.key(),
+                            utf8("mark:" + value))), () -> {
+                                effects.computeIfAbsent(value, key -> new AtomicInteger()).incrementAndGet();
+                                return CompletableFuture.completedFuture(List.of(new ProducerRecord<>(out,
+                                        record.key(), utf8("done:" + value))));
+                            });
+                }
+
+                @Override
+                public ProducerRecord<byte[], byte[]> failed(ConsumerRecord<byte[], byte[]> record, Throwable error) {
+                    throw new AssertionError("no work fails here", error);
+                }
+            };
+            ParallelLoop loop = new ParallelLoop("it-marks", lab.client(), group, "a", lab.in(),
+                    ParallelLoop.Limits.of(8), Duration.ofSeconds(10), sideEffects);
+            Thread thread = new Thread(loop, "parallel-loop-it-marks");
+            thread.start();
+            try {
+                readUntil(lab.bootstrap(), out, all -> all.contains("done:effect:0") && all.contains("done:effect:1"));
+                Thread.sleep(500);
+            } finally {
+                loop.close();
+                thread.join(30_000);
+            }
+        }
+        assertThat(starts.get("effect:0")).as("started again after its mark's transaction failed")
+                .hasValueGreaterThanOrEqualTo(2);
+        assertThat(effects).as("each side effect ran once: never for the mark that did not commit")
+                .containsOnlyKeys("effect:0", "effect:1").allSatisfy((value, runs) -> assertThat(runs).hasValue(1));
+        assertThat(Kafka.readRaw(lab.bootstrap(), out).stream().map(record -> new String(record.value(),
+                StandardCharsets.UTF_8)).toList()).as("what a read_committed reader sees")
+                .containsExactlyInAnyOrder("mark:effect:0", "done:effect:0", "mark:effect:1", "done:effect:1");
     }
 
     /** An app allowed on the broker, with an input and an output topic of its own. */
