@@ -291,11 +291,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("group.streams.min.heartbeat.interval.ms", "500");
         props.put("log.cleaner.dedupe.buffer.size", "2097152");
         props.put("controlled.shutdown.enable", "false");
-        // After a kill the broker re-reads each log's active segment whole, flushed or not, and every later one
-        // (LogLoader): with Kafka's 1 GiB segments that was every log whole, 2.7 GB and 4 s of a start at 100,000
-        // sessions. Segments of 32 MiB bound that to the last 32 MiB of each log; a segment is flushed when it rolls,
-        // and the flushed offsets are checkpointed every 10 s (not 60), so a kill re-reads no older segment. Rolled
-        // segments of compacted topics can also be cleaned, which 1 GiB segments seldom were.
+        // After a kill the broker re-reads each log's active segment whole, flushed or not (LogLoader): with Kafka's
+        // 1 GiB segments that was every log whole, 2.7 GB and 4 s of a start at 100,000 sessions. Segments of 32 MiB
+        // bound that to the last 32 MiB of each log. A segment is flushed when it rolls, and the flushed offsets are
+        // checkpointed every 10 s (not 60), so a kill re-reads at most the segments that rolled in its last 10 s
+        // besides. Rolled segments of compacted topics can also be cleaned, which 1 GiB segments seldom were.
         props.put("log.segment.bytes", String.valueOf(32 * 1024 * 1024));
         props.put("log.flush.offset.checkpoint.interval.ms", "10000");
         // Requests read but not yet handled, in bytes: unbounded by default (500 of up to 100 MiB each), which a
