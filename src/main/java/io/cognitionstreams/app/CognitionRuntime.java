@@ -196,7 +196,7 @@ public final class CognitionRuntime implements AutoCloseable {
             Properties props = StreamsSettings.of(settings, capability,
                     entry.getValue().secondaryInputs().apply(topics));
             props.put(AssemblyTopology.MEMORY_PARTITIONS_CONFIG, memoryPartitions);
-            // Kafka's clients, without the rebalance after a corrupted task that loses records (StreamsClients).
+            // Kafka's clients; the main consumer reads a corrupted task's fetched records again (StreamsClients).
             KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props,
                     new StreamsClients());
             // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
