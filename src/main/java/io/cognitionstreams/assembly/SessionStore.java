@@ -19,6 +19,7 @@ import io.cognitionstreams.schema.SessionState;
 import io.cognitionstreams.schema.Skill;
 import io.cognitionstreams.schema.WaitingTurn;
 import io.cognitionstreams.tokens.TokenCounter;
+import io.cognitionstreams.topics.Topics;
 
 /**
  * The assembly's stores as a {@link SessionAssembly.Memory}. A session's messages are one store entry each under
@@ -64,21 +65,17 @@ final class SessionStore implements SessionAssembly.Memory {
 
     @Override
     public Optional<WaitingTurn> waiting(String session, long sequence) {
-        return Optional.ofNullable(waiting.get(key(session, sequence)));
+        return Optional.ofNullable(waiting.get(Topics.sequenceKey(session, sequence)));
     }
 
     @Override
     public void waiting(String session, long sequence, WaitingTurn turn) {
-        waiting.put(key(session, sequence), turn);
+        waiting.put(Topics.sequenceKey(session, sequence), turn);
     }
 
     @Override
     public void doneWaiting(String session, long sequence) {
-        waiting.delete(key(session, sequence));
-    }
-
-    static String key(String session, long sequence) {
-        return session + "/" + String.format("%010d", sequence);
+        waiting.delete(Topics.sequenceKey(session, sequence));
     }
 
     @Override
@@ -94,14 +91,15 @@ final class SessionStore implements SessionAssembly.Memory {
 
     @Override
     public void append(String session, long sequence, ChatMessage message, String encoding, String packetId) {
-        history.put(key(session, sequence), HistoryEntry.newBuilder()
+        history.put(Topics.sequenceKey(session, sequence), HistoryEntry.newBuilder()
                 .setMessage(message).setEncoding(encoding).setPacketId(packetId).build());
     }
 
     /** Counts made in another encoding are recounted with {@code counter}. */
     @Override
     public SessionAssembly.History newestFirst(String session, long until, TokenCounter counter) {
-        return new NewestFirst(until == 0 ? null : history.reverseRange(key(session, 0), key(session, until - 1)),
+        return new NewestFirst(until == 0 ? null
+                : history.reverseRange(Topics.sequenceKey(session, 0), Topics.sequenceKey(session, until - 1)),
                 counter);
     }
 

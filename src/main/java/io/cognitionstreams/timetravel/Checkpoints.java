@@ -29,7 +29,7 @@ public final class Checkpoints {
 
     /** {@code <session>/<10-digit sequence>}: sorts by sequence, so a session's checkpoints are one range. */
     public static String key(String session, long sequence) {
-        return Topics.checkpointKey(session, sequence);
+        return Topics.sequenceKey(session, sequence);
     }
 
     public static String key(Checkpoint checkpoint) {

@@ -29,6 +29,7 @@ import io.cognitionstreams.schema.WaitingTurn;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
+import io.cognitionstreams.topics.Topics;
 
 /**
  * A session's turns whose memory scope another task holds wait for its memories, and the turns after them wait
@@ -147,13 +148,13 @@ class WaitingTurnsTest {
 
         @Override
         public void append(String session, long sequence, ChatMessage message, String encoding, String packetId) {
-            history.put(SessionStore.key(session, sequence), message);
+            history.put(Topics.sequenceKey(session, sequence), message);
         }
 
         @Override
         public SessionAssembly.History newestFirst(String session, long until, TokenCounter counter) {
-            Iterator<ChatMessage> newest = history.subMap(SessionStore.key(session, 0), true,
-                    SessionStore.key(session, until), false).descendingMap().values().iterator();
+            Iterator<ChatMessage> newest = history.subMap(Topics.sequenceKey(session, 0), true,
+                    Topics.sequenceKey(session, until), false).descendingMap().values().iterator();
             return new SessionAssembly.History() {
                 @Override
                 public boolean hasNext() {
@@ -213,17 +214,17 @@ class WaitingTurnsTest {
 
         @Override
         public Optional<WaitingTurn> waiting(String session, long sequence) {
-            return Optional.ofNullable(waiting.get(SessionStore.key(session, sequence)));
+            return Optional.ofNullable(waiting.get(Topics.sequenceKey(session, sequence)));
         }
 
         @Override
         public void waiting(String session, long sequence, WaitingTurn turn) {
-            waiting.put(SessionStore.key(session, sequence), turn);
+            waiting.put(Topics.sequenceKey(session, sequence), turn);
         }
 
         @Override
         public void doneWaiting(String session, long sequence) {
-            waiting.remove(SessionStore.key(session, sequence));
+            waiting.remove(Topics.sequenceKey(session, sequence));
         }
     }
 }
