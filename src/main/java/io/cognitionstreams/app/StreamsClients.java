@@ -103,7 +103,10 @@ public final class StreamsClients implements KafkaClientSupplier {
                 });
     }
 
-    /** Whether Kafka Streams pauses a corrupted task's partitions, to reset them at its initialization. */
+    /**
+     * Whether Kafka Streams pauses a corrupted task's partitions, to reset them at its initialization. Recognised by
+     * the caller's name: should a Kafka release rename it, {@code CorruptedTaskIT} loses inputs and fails.
+     */
     private static boolean pausedForOffsetReset() {
         return StackWalker.getInstance().walk(frames -> frames.limit(8).anyMatch(frame ->
                 frame.getMethodName().equals("addPartitionsForOffsetReset")
