@@ -16,6 +16,8 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.slf4j.Logger;
@@ -142,6 +144,9 @@ public final class StreamsClients implements KafkaClientSupplier {
                     for (TopicPartition partition : toReset) {
                         reset.put(partition, seek(partition, committed.get(partition)));
                     }
+                } catch (WakeupException | InterruptException e) {
+                    // A wakeup or an interrupt passes through as the consumer throws it, for Kafka Streams to handle.
+                    throw e;
                 } catch (KafkaException e) {
                     // Out of poll, this replaces the stream thread: its new consumer starts from the committed offsets.
                     throw new KafkaException("could not read the committed offsets of " + toReset
