@@ -1,8 +1,5 @@
 package io.cognitionstreams.assembly;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -28,6 +25,7 @@ import io.cognitionstreams.schema.PacketPayload;
 import io.cognitionstreams.schema.Persona;
 import io.cognitionstreams.schema.PipelineEvent;
 import io.cognitionstreams.schema.Severity;
+import io.cognitionstreams.signing.Sha256;
 import io.cognitionstreams.tokens.TokenCounter;
 import io.cognitionstreams.tokens.Tokenizers;
 
@@ -334,12 +332,6 @@ public final class PacketAssembler {
 
     /** 8 hex characters (seed 003 section 4.1.1), derived so a replayed request gets the same id. */
     static String packetId(String requestId, int retryCount) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest((requestId + "#" + retryCount).getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 4);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return HexFormat.of().formatHex(Sha256.of(requestId + "#" + retryCount), 0, 4);
     }
 }

@@ -11,7 +11,7 @@ import io.cognitionstreams.schema.CouncilDecision;
 import io.cognitionstreams.schema.CouncilOutcome;
 import io.cognitionstreams.schema.ProposalState;
 import io.cognitionstreams.schema.Vote;
-import io.cognitionstreams.signing.Ed25519;
+import io.cognitionstreams.signing.Sha256;
 
 /**
  * Counts a proposal's votes (seed 003 section 8.3). A decision needs votes from {@link #needed} distinct roles;
@@ -95,7 +95,7 @@ public final class ProposalTally {
                 .setTimestamp(at)
                 .setProposer(proposal.getProposer())
                 .setSessionId(proposal.getSessionId())
-                .setProposalDigest(Ed25519.sha256Hex(proposal.getContent()))
+                .setProposalDigest(Sha256.hex(proposal.getContent()))
                 .build();
     }
 

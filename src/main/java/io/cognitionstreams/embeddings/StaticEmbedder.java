@@ -7,14 +7,14 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.cognitionstreams.signing.Sha256;
 
 /**
  * A static embedding distilled from all-MiniLM-L6-v2 by Model2Vec's method: a text costs tokenizing, one table row
@@ -163,10 +163,6 @@ public final class StaticEmbedder implements SentenceEmbedder {
     }
 
     private static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return HexFormat.of().formatHex(Sha256.of(bytes));
     }
 }

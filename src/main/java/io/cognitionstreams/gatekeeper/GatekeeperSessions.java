@@ -27,7 +27,7 @@ import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilOutcome;
 import io.cognitionstreams.schema.GatekeeperDenial;
 import io.cognitionstreams.schema.PendingApproval;
-import io.cognitionstreams.signing.Ed25519;
+import io.cognitionstreams.signing.Sha256;
 import io.cognitionstreams.skills.SkillDefinition;
 import io.cognitionstreams.schema.GatekeeperSession;
 import io.cognitionstreams.schema.Marker;
@@ -232,7 +232,7 @@ public final class GatekeeperSessions {
             throw new InvalidRecordException("proposal " + decision.getProposalId() + " was put to council "
                     + proposal.getCouncilId() + ", not " + decision.getCouncilId());
         }
-        String digest = Ed25519.sha256Hex(proposal.getContent());
+        String digest = Sha256.hex(proposal.getContent());
         if (!digest.equals(decision.getProposalDigest())) {
             throw new InvalidRecordException("the decision on proposal " + decision.getProposalId() + " is of "
                     + "content with digest " + decision.getProposalDigest() + ", not of the proposal sent (" + digest

@@ -13,7 +13,7 @@ import io.cognitionstreams.redaction.Redactor;
 import io.cognitionstreams.schema.CouncilMessage;
 import io.cognitionstreams.schema.CouncilMessageType;
 import io.cognitionstreams.schema.ToolCall;
-import io.cognitionstreams.signing.Ed25519;
+import io.cognitionstreams.signing.Sha256;
 
 /**
  * The PROPOSAL the gatekeeper puts to a council for a call that needs approval: the call as the roles see it, then
@@ -41,12 +41,12 @@ public final class Proposals {
      * council refuses it as made already), and two sessions' calls of the same id never share a proposal.
      */
     public static String id(String session, String callId) {
-        return "call-" + Ed25519.sha256Hex(session + "\n" + callId).substring(0, 16);
+        return "call-" + Sha256.hex(session + "\n" + callId).substring(0, 16);
     }
 
     /** The SHA-256 (hex) of the call's exact arguments, as they will run. */
     public static String argumentsDigest(ToolCall call) {
-        return Ed25519.sha256Hex(call.getArguments());
+        return Sha256.hex(call.getArguments());
     }
 
     /**

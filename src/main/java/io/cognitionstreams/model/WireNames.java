@@ -1,8 +1,5 @@
 package io.cognitionstreams.model;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -10,6 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+
+import io.cognitionstreams.signing.Sha256;
 
 /**
  * Tool names of one call as its API takes them, and back. OpenAI and Anthropic take {@code ^[a-zA-Z0-9_-]{1,64}$};
@@ -80,11 +79,6 @@ final class WireNames {
     }
 
     private static String hash(String name) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(name.getBytes(StandardCharsets.UTF_8)), 0, 4);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return HexFormat.of().formatHex(Sha256.of(name), 0, 4);
     }
 }

@@ -12,7 +12,6 @@ import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
-import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
@@ -122,25 +121,7 @@ public final class Ed25519 {
 
     /** The first 16 hex digits of the SHA-256 of the encoded public key: short, and enough to tell keys apart. */
     public static String keyId(PublicKey key) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getEncoded());
-            return HexFormat.of().formatHex(digest, 0, 8);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /**
-     * The SHA-256 of {@code text}'s UTF-8 bytes, in hex: what binds a council decision to the proposal the roles
-     * read, and a proposal to the exact arguments of its call.
-     */
-    public static String sha256Hex(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
+        return HexFormat.of().formatHex(Sha256.of(key.getEncoded()), 0, 8);
     }
 
     /** The public key as one line: base64 of its X.509 encoding (the PEM file's body, without its lines). */

@@ -1,8 +1,6 @@
 package io.cognitionstreams.topics;
 
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,6 +17,8 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
+
+import io.cognitionstreams.signing.Sha256;
 
 /**
  * Serializers that refuse, before anything is sent, a record the broker would refuse: a key or value too large for
@@ -49,11 +49,7 @@ public final class OutputGuard {
     /** A record the broker refused: its topic and a digest of its value (values can be a megabyte each). */
     private record Refused(String topic, ByteBuffer digest) {
         static Refused of(String topic, byte[] value) {
-            try {
-                return new Refused(topic, ByteBuffer.wrap(MessageDigest.getInstance("SHA-256").digest(value)));
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("every JDK has SHA-256", e);
-            }
+            return new Refused(topic, ByteBuffer.wrap(Sha256.of(value)));
         }
     }
 

@@ -49,6 +49,7 @@ import io.cognitionstreams.schema.ToolStatus;
 import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.schema.Vote;
 import io.cognitionstreams.signing.Ed25519;
+import io.cognitionstreams.signing.Sha256;
 import io.cognitionstreams.testing.Drivers;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.TopicDriver;
@@ -138,7 +139,7 @@ class GatekeeperApprovalTest {
         assertThat(proposal.getCouncilId()).isEqualTo("ops-council");
         assertThat(proposal.getMsgId()).isEqualTo(pending.getProposalId());
         assertThat(proposal.getContent()).contains("tool: shell.run", "skill: ops", "session: s1", "risk: MED",
-                        "arguments sha256: " + Ed25519.sha256Hex(pending.getCall().getArguments()))
+                        "arguments sha256: " + Sha256.hex(pending.getCall().getArguments()))
                 .contains("rm -rf build/").doesNotContain("sk-live-abcdefghijklmnop0123");
 
         vote("ops-council", proposal.getMsgId(), Vote.YES, Vote.YES);
@@ -151,7 +152,7 @@ class GatekeeperApprovalTest {
                 .isEqualTo(pending.getCall().getArguments());
         assertThat(approved.getCouncilDecision().getOutcome()).isEqualTo(CouncilOutcome.APPROVED);
         assertThat(approved.getCouncilDecision().getProposalDigest())
-                .isEqualTo(Ed25519.sha256Hex(proposal.getContent()));
+                .isEqualTo(Sha256.hex(proposal.getContent()));
         DecisionSignatures.Verifier executor = new DecisionSignatures.Verifier(List.of(SIGNER.publicKey()));
         assertThat(executor.problem(approved)).isEmpty();
         ToolDecision stripped = ToolDecision.newBuilder(approved).setCouncilDecision(null).build();
@@ -205,7 +206,7 @@ class GatekeeperApprovalTest {
 
         vote("default", proposal.getMsgId(), Vote.YES, Vote.YES);
         assertThat(decisions.readValue().getCouncilDecision().getProposalDigest()).as("the context is decided on too")
-                .isEqualTo(Ed25519.sha256Hex(proposal.getContent()));
+                .isEqualTo(Sha256.hex(proposal.getContent()));
     }
 
     @Test
@@ -288,7 +289,7 @@ class GatekeeperApprovalTest {
         CouncilMessage proposal = written.readValue();
         CouncilDecision approval = CouncilDecision.newBuilder().setProposalId(proposal.getMsgId())
                 .setCouncilId("default").setOutcome(CouncilOutcome.APPROVED).setYes(2).setProposer("gatekeeper")
-                .setSessionId("s1").setProposalDigest(Ed25519.sha256Hex(proposal.getContent()))
+                .setSessionId("s1").setProposalDigest(Sha256.hex(proposal.getContent()))
                 .setReason("majority").setTimestamp(Records.T0.plusSeconds(2)).build();
 
         councilDecisions.pipeInput("s1", null);
@@ -299,7 +300,7 @@ class GatekeeperApprovalTest {
         councilDecisions.pipeInput("s1", CouncilDecision.newBuilder(signed).setOutcome(CouncilOutcome.REJECTED)
                 .build());
         councilDecisions.pipeInput("s1", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
-                .setProposalDigest(Ed25519.sha256Hex("another proposal")).build(), SIGNER.key()));
+                .setProposalDigest(Sha256.hex("another proposal")).build(), SIGNER.key()));
         councilDecisions.pipeInput("s1", CouncilSignatures.sign(CouncilDecision.newBuilder(approval)
                 .setCouncilId("elsewhere").build(), SIGNER.key()));
         councilDecisions.pipeInput("default", signed);
@@ -323,8 +324,8 @@ class GatekeeperApprovalTest {
                 "decision on proposal " + proposal.getMsgId() + " refused: the decision's signature does not match "
                         + "it: it was forged, or changed after the council signed it",
                 "the decision on proposal " + proposal.getMsgId() + " is of content with digest "
-                        + Ed25519.sha256Hex("another proposal") + ", not of the proposal sent ("
-                        + Ed25519.sha256Hex(proposal.getContent()) + "): the call is not decided by it",
+                        + Sha256.hex("another proposal") + ", not of the proposal sent ("
+                        + Sha256.hex(proposal.getContent()) + "): the call is not decided by it",
                 "proposal " + proposal.getMsgId() + " was put to council default, not elsewhere",
                 "a council.decisions.by-session record of session \"s1\" is keyed \"default\"; key it by its "
                         + "session id",

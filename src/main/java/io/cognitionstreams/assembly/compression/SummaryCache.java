@@ -1,13 +1,12 @@
 package io.cognitionstreams.assembly.compression;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.cognitionstreams.assembly.compression.CompressionResult.Compressed;
+import io.cognitionstreams.signing.Sha256;
 
 /**
  * Bounded LRU of compressed fields, keyed by SHA-256 of encoding, target and text. Identity and skills rarely
@@ -30,14 +29,9 @@ final class SummaryCache {
     }
 
     static String key(String text, int targetTokens, String encodingName) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            // Newlines keep the parts apart: an encoding name and a number contain none.
-            sha.update((encodingName + "\n" + targetTokens + "\n").getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(sha.digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM ships SHA-256", e);
-        }
+        // Newlines keep the parts apart: an encoding name and a number contain none.
+        return HexFormat.of().formatHex(Sha256.of((encodingName + "\n" + targetTokens + "\n")
+                .getBytes(StandardCharsets.UTF_8), text.getBytes(StandardCharsets.UTF_8)));
     }
 
     synchronized Compressed get(String key) {

@@ -11,8 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -25,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.cognitionstreams.executor.shell.ShellSettings.Isolation;
+import io.cognitionstreams.signing.Sha256;
 
 /**
  * Runs approved {@code shell.run} commands: {@code /bin/sh -c COMMAND} in a working directory of the session's own,
@@ -143,13 +142,9 @@ public final class ShellRunner {
             char c = sessionId.charAt(i);
             name.append(c < 128 && (Character.isLetterOrDigit(c) || c == '-' || c == '_') ? c : '_');
         }
-        try {
-            // UTF-16 code units: unlike UTF-8, they encode every Java string, unpaired surrogates included
-            byte[] hash = MessageDigest.getInstance("SHA-256").digest(sessionId.getBytes(StandardCharsets.UTF_16BE));
-            name.append('_').append(HexFormat.of().formatHex(hash), 0, NAME_HASH_HEX_DIGITS);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
+        // UTF-16 code units: unlike UTF-8, they encode every Java string, unpaired surrogates included
+        byte[] hash = Sha256.of(sessionId.getBytes(StandardCharsets.UTF_16BE));
+        name.append('_').append(HexFormat.of().formatHex(hash), 0, NAME_HASH_HEX_DIGITS);
         return root.resolve(name.toString());
     }
 
