@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,6 +17,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -84,10 +87,12 @@ final class BenchCommand implements Callable<Integer> {
             description = "Unreported warm-up at the first rate, pipeline and pass-through (default: ${DEFAULT-VALUE}).")
     Duration warmup;
 
-    @Option(names = "--workload", defaultValue = "FULL",
+    @Option(names = "--workload", defaultValue = "FULL", split = ",", paramLabel = "W[,W...]",
             description = "FULL: prompts for every replay transcript, so episodic memory fills and embeds; "
-                    + "NO_MEMORY: only transcripts without memory blocks (default: ${DEFAULT-VALUE}).")
-    Workload workload;
+                    + "NO_MEMORY: only transcripts without memory blocks. Two (NO_MEMORY,FULL) measure each rate "
+                    + "under both in turn on the same deployment, and what the second costs against the first "
+                    + "(default: ${DEFAULT-VALUE}).")
+    List<Workload> workloads;
 
     @Option(names = "--turns", defaultValue = "" + Workload.TURNS_PER_SESSION, paramLabel = "N",
             description = "Requests per session; a session's answers must come in request order "
@@ -169,6 +174,11 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (modelLatency != null && model.endpoint != null) {
             err.println("error: --model-latency starts an endpoint double in place of --model-endpoint; give one");
+            return 2;
+        }
+        if (workloads.size() != new HashSet<>(workloads).size() || workloads.size() > 1 && (secure || observed)) {
+            err.println("error: --workload takes each workload once, and two only on the plain deployment "
+                    + "(without --secure and --observed)");
             return 2;
         }
         if (tools && (secure || observed || model.endpoint != null)) {
@@ -287,7 +297,7 @@ final class BenchCommand implements Callable<Integer> {
                             : ApprovalRule.Policy.RISKY, GatekeeperSettings.DEFAULT_APPROVAL_TIMEOUT),
                     CouncilSettings.defaults(), tuned, app, executorSettings, memory.settings(), List.of());
             err.printf("bench %s (%s): %s broker at %s, %d partitions, workload %s, commit interval %d ms, %s%n",
-                    run, mode, broker != null ? "embedded" : "external", bootstrap, partitions, workload,
+                    run, mode, broker != null ? "embedded" : "external", bootstrap, partitions, workloads(),
                     tuning.commitInterval.toMillis(), modelDescription());
             err.flush();
             runtime = CognitionRuntime.start(settings, skills, governance);
@@ -325,7 +335,7 @@ final class BenchCommand implements Callable<Integer> {
         final CognitionRuntime runtime;
         private Admin admin;
         private String scratchTopic;
-        private Steps steps;
+        private final Map<Workload, Steps> steps = new EnumMap<>(Workload.class);
         private ToolSteps toolSteps;
 
         Deployment(String mode, String run, EmbeddedKafkaBroker broker, CognitionRuntime runtime) {
@@ -354,15 +364,20 @@ final class BenchCommand implements Callable<Integer> {
                         EndToEndBench.passThrough(scratchTopic, call));
                 return;
             }
-            // Same bytes as a pipeline request, so the two differ only in what happens between send and read.
-            byte[] value = topics.requests.valueSerde().serializer()
-                    .serialize(Topics.COGNITION_REQUESTS, workload.request(run, 0, Instant.now(), turns));
-            steps = new Steps(pipeline, EndToEndBench.pipeline(topics, workload, turns), raw,
-                    EndToEndBench.passThrough(scratchTopic, value));
+            for (Workload workload : workloads) {
+                // Same bytes as a pipeline request, so the two differ only in what happens between send and read.
+                byte[] value = topics.requests.valueSerde().serializer()
+                        .serialize(Topics.COGNITION_REQUESTS, workload.request(run, 0, Instant.now(), turns));
+                steps.put(workload, new Steps(pipeline, EndToEndBench.pipeline(topics, workload, turns), raw,
+                        EndToEndBench.passThrough(scratchTopic, value)));
+            }
         }
 
-        Row row(String step, int rate, int count, boolean warmup) throws InterruptedException {
-            return steps.row(mode, run + "-" + step, rate, count, warmup);
+        /** One rate under one workload; the mode is the workload's name when a run compares workloads. */
+        Row row(Workload workload, String step, int rate, int count, boolean warmup) throws InterruptedException {
+            String label = workloads.size() > 1 ? workload.name() : mode;
+            String name = run + "-" + step + (workloads.size() > 1 ? "-" + workload.name().toLowerCase() : "");
+            return steps.get(workload).row(label, name, rate, count, warmup);
         }
 
         ToolBenchReport.Row toolRow(String step, int rate, int sessions, Duration slow, boolean warmup)
@@ -373,7 +388,7 @@ final class BenchCommand implements Callable<Integer> {
         @Override
         public void close() throws Exception {
             try (Admin closing = admin) {
-                if (steps != null || toolSteps != null) {
+                if (!steps.isEmpty() || toolSteps != null) {
                     closing.deleteTopics(List.of(scratchTopic)).all().get(60, TimeUnit.SECONDS);
                 }
             } finally {
@@ -404,10 +419,12 @@ final class BenchCommand implements Callable<Integer> {
         if (warmupCount > 0) {
             for (Deployment deployment : deployments) {
                 watching(deployment, observation);
-                Row warm = deployment.row("warmup", rates.get(0), warmupCount, true);
-                if (!warm.complete()) {
-                    rows.add(warm);
-                    return rows;
+                for (Workload workload : workloads) {
+                    Row warm = deployment.row(workload, "warmup", rates.get(0), warmupCount, true);
+                    if (!warm.complete()) {
+                        rows.add(warm);
+                        return rows;
+                    }
                 }
             }
         }
@@ -416,13 +433,15 @@ final class BenchCommand implements Callable<Integer> {
             boolean complete = true;
             for (Deployment deployment : deployments) {
                 watching(deployment, observation);
-                Row row = deployment.row(String.valueOf(rate), rate, count, false);
-                rows.add(row);
-                err.printf("%d/s%s: pipeline %.0f/s p99 %d ms, pass-through %.0f/s p99 %d ms%n", rate,
-                        modes() ? " " + row.mode() : "", row.pipeline().perSecond(), row.pipeline().latency().p99(),
-                        row.raw().perSecond(), row.raw().latency().p99());
-                err.flush();
-                complete &= row.complete();
+                for (Workload workload : workloads) {
+                    Row row = deployment.row(workload, String.valueOf(rate), rate, count, false);
+                    rows.add(row);
+                    err.printf("%d/s%s: pipeline %.0f/s p99 %d ms, pass-through %.0f/s p99 %d ms%n", rate,
+                            modes() ? " " + row.mode() : "", row.pipeline().perSecond(),
+                            row.pipeline().latency().p99(), row.raw().perSecond(), row.raw().latency().p99());
+                    err.flush();
+                    complete &= row.complete();
+                }
             }
             if (!complete) {
                 break;
@@ -480,8 +499,13 @@ final class BenchCommand implements Callable<Integer> {
         observation.ifPresent(watch -> watch.watching(deployment.mode.equals("observed")));
     }
 
+    /** Whether each rate is measured more than one way: a row's mode says which. */
     private boolean modes() {
-        return secure || observed;
+        return secure || observed || workloads.size() > 1;
+    }
+
+    private String workloads() {
+        return workloads.stream().map(Workload::name).collect(Collectors.joining(","));
     }
 
     /** Both probes at one rate, pipeline first, so the two see the same machine minutes apart at most. */
@@ -495,7 +519,7 @@ final class BenchCommand implements Callable<Integer> {
 
     private void print(PrintWriter out, List<Row> rows, boolean embedded) {
         out.printf("cognition bench: workload %s, %d turns per session, %d partitions, exactly_once_v2, commit "
-                + "interval %d ms, %s broker, %d CPUs, %s%n", workload, turns, partitions,
+                + "interval %d ms, %s broker, %d CPUs, %s%n", workloads(), turns, partitions,
                 tuning.commitInterval.toMillis(), embedded ? "embedded" : "external",
                 Runtime.getRuntime().availableProcessors(), modelDescription());
         if (observed) {
@@ -503,19 +527,22 @@ final class BenchCommand implements Callable<Integer> {
                     + "bridged, scraped every 15 s; every request traced, spans sent over OTLP/HTTP to a local "
                     + "receiver); both running throughout");
         }
+        if (workloads.size() > 1) {
+            out.println("each rate under each workload in turn, on the same deployment; the first is the baseline");
+        }
         if (secure) {
             out.println("plain: an open broker; secure: SCRAM-SHA-512 logins and ACLs, the app as User:app, requests "
                     + "from User:app, answers read by User:operator; both running throughout");
         }
         out.println("latency: request timestamp -> its first channel.cli_chat record, read_committed (ms)");
-        String modeHeader = modes() ? String.format(" %-8s", "") : "";
+        String modeHeader = modes() ? String.format(" %-9s", "") : "";
         out.printf("%9s %8s%s | %-39s | %-39s%n", "", "", modeHeader, "pipeline", "pass-through");
         out.printf("%9s %8s%s | %8s %6s %6s %6s %6s %4s | %8s %6s %6s %6s %6s %4s%n", "offered/s", "requests",
-                modes() ? String.format(" %-8s", "mode") : "", "answer/s", "p50", "p95", "p99", "max", "open",
+                modes() ? String.format(" %-9s", "mode") : "", "answer/s", "p50", "p95", "p99", "max", "open",
                 "answer/s", "p50", "p95", "p99", "max", "open");
         for (Row row : rows) {
             out.printf("%9s %8d%s | %s | %s%n", row.pipeline().offeredRate() + (row.warmup() ? "*" : ""),
-                    row.pipeline().sent(), modes() ? String.format(" %-8s", row.mode()) : "", cells(row.pipeline()),
+                    row.pipeline().sent(), modes() ? String.format(" %-9s", row.mode()) : "", cells(row.pipeline()),
                     cells(row.raw()));
         }
         if (modes()) {
@@ -565,26 +592,29 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * The other mode against plain at each rate both measured: what authentication and authorization cost, or
-     * metrics and traces.
+     * Each other mode against the first measured at the same rate: what authentication and authorization cost,
+     * metrics and traces, or memory.
      */
     private static void printCost(PrintWriter out, List<Row> rows) {
-        for (int i = 0; i + 1 < rows.size(); i++) {
-            Row plain = rows.get(i);
-            Row secured = rows.get(i + 1);
-            if (plain.warmup() || !plain.mode().equals("plain") || secured.mode().equals("plain")) {
+        Row baseline = null;
+        for (Row row : rows) {
+            if (row.warmup()) {
                 continue;
             }
-            out.printf("%s vs plain at %d/s: pipeline answers/s %+.1f %%, p99 %+d ms; pass-through answers/s "
-                            + "%+.1f %%, p99 %+d ms%n", secured.mode(), plain.pipeline().offeredRate(),
-                    change(plain.pipeline(), secured.pipeline()),
-                    secured.pipeline().latency().p99() - plain.pipeline().latency().p99(),
-                    change(plain.raw(), secured.raw()), secured.raw().latency().p99() - plain.raw().latency().p99());
+            if (baseline == null || baseline.pipeline().offeredRate() != row.pipeline().offeredRate()) {
+                baseline = row;
+                continue;
+            }
+            out.printf("%s vs %s at %d/s: pipeline answers/s %+.1f %%, p99 %+d ms; pass-through answers/s "
+                            + "%+.1f %%, p99 %+d ms%n", row.mode(), baseline.mode(), row.pipeline().offeredRate(),
+                    change(baseline.pipeline(), row.pipeline()),
+                    row.pipeline().latency().p99() - baseline.pipeline().latency().p99(),
+                    change(baseline.raw(), row.raw()), row.raw().latency().p99() - baseline.raw().latency().p99());
         }
     }
 
-    private static double change(EndToEndBench.Step plain, EndToEndBench.Step secured) {
-        return 100 * (secured.perSecond() - plain.perSecond()) / plain.perSecond();
+    private static double change(EndToEndBench.Step baseline, EndToEndBench.Step other) {
+        return 100 * (other.perSecond() - baseline.perSecond()) / baseline.perSecond();
     }
 
     private static String cells(EndToEndBench.Step step) {

@@ -58,6 +58,10 @@ public final class ToolStepBench {
     public enum Hop {
         DECISION("decision", "call on tool.calls -> approval on tool.decisions (gatekeeper)"),
         EXECUTION("execution", "approval -> outcome on tool.outcomes, minus the tool (executor)"),
+        // The executor's hop in two: its outcome says when the tool ended and how long it took, on the bench's
+        // clock (one JVM, one machine), so what comes before the tool and after it can be told apart.
+        BEFORE_TOOL(" before tool", "approval -> the tool starts (executor: its poll, the STARTED mark's commit)"),
+        AFTER_TOOL(" after tool", "the tool ends -> outcome seen (executor: the commit of its outcome)"),
         OUTCOME("outcome", "outcome -> result on tool.results (gatekeeper)"),
         RESULT("result", "result -> the next turn's request on cognition.requests (assembly)"),
         NEXT_REQUEST("next request", "request -> its call on tool.calls (assembly, model, routing)");
@@ -260,6 +264,8 @@ public final class ToolStepBench {
         long executed;
         long resulted;
         long toolMillis;
+        /** When the tool ended, by the executor's clock (the outcome's timestamp). */
+        long toolEnded;
     }
 
     /** What the consumer saw of a run's sessions, and the figures it makes. Used by the consumer's thread only. */
@@ -360,6 +366,7 @@ public final class ToolStepBench {
             } else {
                 times.executed = now;
                 times.toolMillis = outcome.getDurationMs() == null ? 0 : outcome.getDurationMs();
+                times.toolEnded = outcome.getTimestamp().toEpochMilli();
             }
         }
 
@@ -399,6 +406,10 @@ public final class ToolStepBench {
                 }
                 between(hops.get(Hop.DECISION), call.called, call.approved, 0);
                 between(hops.get(Hop.EXECUTION), call.approved, call.executed, call.toolMillis);
+                if (call.toolEnded != 0) {
+                    between(hops.get(Hop.BEFORE_TOOL), call.approved, call.toolEnded, call.toolMillis);
+                    between(hops.get(Hop.AFTER_TOOL), call.toolEnded, call.executed, 0);
+                }
                 between(hops.get(Hop.OUTCOME), call.executed, call.resulted, 0);
             }
             sessionCalls.forEach((session, ids) -> {

@@ -26,6 +26,19 @@ class BenchCommandIT {
         assertThat(bench.err()).as("the progress line").contains("\r").contains("sent ");
     }
 
+    /** Two workloads: each rate under both in turn, on one deployment, and memory's cost against none. */
+    @Test
+    void measuresMemoryOnAgainstMemoryOffSideBySide(EmbeddedKafkaBroker broker) {
+        Cli bench = Cli.run("bench", "--bootstrap-servers", broker.bootstrapServers(), "--rates", "20",
+                "--duration", "2s", "--warmup", "1s", "--workload", "NO_MEMORY,FULL");
+
+        assertThat(bench.exitCode()).as(bench.err()).isZero();
+        assertThat(bench.out()).contains("workload NO_MEMORY,FULL")
+                .containsPattern("(?m)^\\s+20\\s+40 NO_MEMORY\\s*\\|.*\\s0 \\|.*\\s0$")
+                .containsPattern("(?m)^\\s+20\\s+40 FULL\\s+\\|.*\\s0 \\|.*\\s0$")
+                .containsPattern("FULL vs NO_MEMORY at 20/s: pipeline answers/s [-+]\\d+\\.\\d %");
+    }
+
     /**
      * --tools: sessions that take their steps of tool call, result and next turn through the real gatekeeper and
      * executor, each hop timed, every call answered and its tool run once.
@@ -40,6 +53,8 @@ class BenchCommandIT {
         assertThat(bench.out()).contains("cognition bench --tools: 3 steps a session", "mcp__steps__step")
                 .containsPattern("(?m)^\\s+10\\s+10\\s+30 \\|.*\\s0 \\|.*\\s0$")
                 .containsPattern("(?m)^  decision +\\d+ / \\d+ / \\d+  call on tool.calls")
+                .containsPattern("(?m)^   before tool +\\d+ / \\d+ / \\d+  approval -> the tool starts")
+                .containsPattern("(?m)^   after tool +\\d+ / \\d+ / \\d+  the tool ends -> outcome seen")
                 .containsPattern("(?m)^  next request +\\d+ / \\d+ / \\d+  request -> its call")
                 .contains("exactly once: 30 calls expected, 30 results, 30 tool runs; doubled: 0 calls, 0 decisions, "
                         + "0 outcomes, 0 results, 0 requests, 0 tool runs; 0 unknown outcomes, 0 other failures, 0 "

@@ -69,7 +69,9 @@ class ToolStepBenchTest {
         book.seen(record(TOPICS.requests, request("b1-s0", 0)), 1000);
         book.seen(record(TOPICS.toolCalls, call("b1-s0", "c1")), 1100);
         book.seen(record(TOPICS.toolDecisions, decision("b1-s0", "c1")), 1150);
-        book.seen(record(TOPICS.toolOutcomes, result("b1-s0", "c1", ToolStatus.SUCCEEDED, 20)), 1200);
+        // c1's tool ended at 1190 by the executor's clock: 20 ms of its hop before the tool, 10 after.
+        book.seen(record(TOPICS.toolOutcomes, ToolResult.newBuilder(result("b1-s0", "c1", ToolStatus.SUCCEEDED, 20))
+                .setTimestamp(Instant.ofEpochMilli(1190)).build()), 1200);
         book.seen(record(TOPICS.toolResults, result("b1-s0", "c1", ToolStatus.SUCCEEDED, 20)), 1260);
         book.seen(record(TOPICS.requests, request("b1-s0", 1)), 1300);
         book.seen(record(TOPICS.toolCalls, call("b1-s0", "c2")), 1400);
@@ -95,6 +97,10 @@ class ToolStepBenchTest {
         assertThat(step.hops().get(ToolStepBench.Hop.DECISION).max()).isEqualTo(50);
         assertThat(step.hops().get(ToolStepBench.Hop.EXECUTION).count()).as("d1's outcome was not seen").isEqualTo(2);
         assertThat(step.hops().get(ToolStepBench.Hop.EXECUTION).max()).isEqualTo(90);
+        assertThat(step.hops().get(ToolStepBench.Hop.BEFORE_TOOL).count()).as("c2's outcome has no end time")
+                .isEqualTo(1);
+        assertThat(step.hops().get(ToolStepBench.Hop.BEFORE_TOOL).max()).isEqualTo(20);
+        assertThat(step.hops().get(ToolStepBench.Hop.AFTER_TOOL).max()).isEqualTo(10);
         assertThat(step.hops().get(ToolStepBench.Hop.OUTCOME).p50()).isEqualTo(30);
         assertThat(step.hops().get(ToolStepBench.Hop.RESULT).count()).as("b1-s0's second result has no next turn")
                 .isEqualTo(1);
