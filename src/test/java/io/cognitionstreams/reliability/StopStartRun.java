@@ -90,6 +90,11 @@ final class StopStartRun {
     record Cycle(Kind kind, int number, double stopped, double jvmUp, double brokerUp, double running,
                  double firstAnswer, Set<String> seen, Set<String> appSaid) {
 
+        /** "-" for a step that does not exist: the app alone started no broker. */
+        private static String seconds(double value) {
+            return Double.isNaN(value) ? "-" : String.format("%.1f s", value);
+        }
+
         Set<String> hanging() {
             Set<String> all = new TreeSet<>(seen);
             all.addAll(appSaid);
@@ -98,12 +103,12 @@ final class StopStartRun {
 
         @Override
         public String toString() {
-            return String.format("%s%s, JVM up %.1f s, broker up %.1f s, running %.1f s, first answer %.1f s; "
+            return String.format("%s%s, JVM up %s, broker up %s, running %s, first answer %s; "
                             + "hanging transactions: %d%s", kind.flag, Double.isNaN(stopped) ? ""
-                            : String.format(" (stopped in %.1f s)", stopped), jvmUp, brokerUp, running,
-                    firstAnswer, hanging().size(), hanging().isEmpty() ? "" : " " + hanging() + " (seen open by the "
-                            + "run: " + seen.size() + ", settled, aborted or reported by the app: " + appSaid.size()
-                            + ")");
+                            : " (stopped in " + seconds(stopped) + ")", seconds(jvmUp), seconds(brokerUp),
+                    seconds(running), seconds(firstAnswer), hanging().size(), hanging().isEmpty() ? ""
+                            : " " + hanging() + " (seen open by the run: " + seen.size() + ", settled, aborted or "
+                            + "reported by the app: " + appSaid.size() + ")");
         }
     }
 
