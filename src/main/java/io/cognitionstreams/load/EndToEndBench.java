@@ -197,7 +197,9 @@ public final class EndToEndBench {
                         continue;
                     }
                     String readAt = record.topic() + "-" + record.partition() + "@" + record.offset();
-                    String first = answerIds.putIfAbsent(answer.id(), readAt);
+                    // With its request: block ids derive from 8-hex packet ids, which two requests of a long run
+                    // can share (docs/reliability.md), and that is no answer written twice.
+                    String first = answerIds.putIfAbsent(answer.requestId() + " " + answer.id(), readAt);
                     if (first != null) {
                         doubled.add(answer.id() + ": " + first + ", then " + readAt);
                         continue;

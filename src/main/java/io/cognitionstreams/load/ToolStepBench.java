@@ -272,6 +272,7 @@ public final class ToolStepBench {
     static final class Book {
         private final Topics topics;
         private final String prefix;
+        /** By session and call id ({@link #key}). */
         private final Map<String, CallTimes> calls = new HashMap<>();
         /** Each session's requests' times by auto-continue step (0: the first), and its calls in order. */
         private final Map<String, Map<Integer, Long>> requests = new HashMap<>();
@@ -316,9 +317,16 @@ public final class ToolStepBench {
             return session != null && session.startsWith(prefix);
         }
 
-        /** The times of a call of the run's sessions; null for another run's. */
+        /**
+         * The times of a call of the run's sessions; null for another run's. Keyed with its session: call ids derive
+         * from 8-hex packet ids, which two sessions can share (docs/reliability.md).
+         */
         private CallTimes times(String session, String callId) {
-            return ours(session) ? calls.computeIfAbsent(callId, id -> new CallTimes()) : null;
+            return ours(session) ? calls.computeIfAbsent(key(session, callId), id -> new CallTimes()) : null;
+        }
+
+        private static String key(String session, String callId) {
+            return session + " " + callId;
         }
 
         private void request(CognitionRequest request, long now) {
@@ -338,7 +346,8 @@ public final class ToolStepBench {
                 return;
             }
             times.called = now;
-            sessionCalls.computeIfAbsent(call.getSessionId(), session -> new ArrayList<>()).add(call.getCallId());
+            sessionCalls.computeIfAbsent(call.getSessionId(), session -> new ArrayList<>())
+                    .add(key(call.getSessionId(), call.getCallId()));
         }
 
         private void decision(ToolDecision decision, long now) {

@@ -120,6 +120,23 @@ class ToolStepBenchTest {
     }
 
     @Test
+    void twoSessionsCallsWithOneIdAreTwoCallsNotADouble() {
+        ToolStepBench.Book book = new ToolStepBench.Book(TOPICS, "b1-s");
+        for (String session : new String[] {"b1-s0", "b1-s1"}) {
+            book.seen(record(TOPICS.toolCalls, call(session, "0a1b2c3d-out#0")), 1000);
+            book.seen(record(TOPICS.toolDecisions, decision(session, "0a1b2c3d-out#0")), 1010);
+            book.seen(record(TOPICS.toolOutcomes, result(session, "0a1b2c3d-out#0", ToolStatus.SUCCEEDED, 5)), 1020);
+            book.seen(record(TOPICS.toolResults, result(session, "0a1b2c3d-out#0", ToolStatus.SUCCEEDED, 5)), 1030);
+        }
+
+        ToolStepBench.Step step = book.step(100, 2, 1, 2, 900, 2, 0, Optional.empty());
+
+        assertThat(step.results()).isEqualTo(2);
+        assertThat(step.counts().doubled()).isZero();
+        assertThat(step.complete()).isTrue();
+    }
+
+    @Test
     void countsTheStepsTheServerNotedAndTheOnesItNotedTwice() throws Exception {
         Path log = dir.resolve("steps.log");
         Files.writeString(log, "b1-s0 1\nb1-s0 2\nb1-s1 1\nb1-s0 2\nb2-s0 1\n", StandardCharsets.UTF_8);
