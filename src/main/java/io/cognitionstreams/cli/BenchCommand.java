@@ -570,9 +570,10 @@ final class BenchCommand implements Callable<Integer> {
 
     private void printPeakMemory(PrintWriter out, boolean embedded) {
         OptionalLong peak = PeakMemory.residentBytes();
+        boolean two = secure || observed; // two deployments; workloads share one
         out.printf("peak RSS (VmHWM) of this JVM (%sbench clients): %s; max heap %d MB%n",
-                (embedded ? (modes() ? "two brokers, two apps and " : "broker, app and ")
-                        : (modes() ? "two apps and " : "app and ")),
+                (embedded ? (two ? "two brokers, two apps and " : "broker, app and ")
+                        : (two ? "two apps and " : "app and ")),
                 peak.isPresent() ? peak.getAsLong() / (1024 * 1024) + " MB" : "not reported on this OS",
                 Runtime.getRuntime().maxMemory() / (1024 * 1024));
         out.flush();

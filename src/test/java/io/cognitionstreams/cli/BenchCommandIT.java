@@ -36,7 +36,8 @@ class BenchCommandIT {
         assertThat(bench.out()).contains("workload NO_MEMORY,FULL")
                 .containsPattern("(?m)^\\s+20\\s+40 NO_MEMORY\\s*\\|.*\\s0 \\|.*\\s0$")
                 .containsPattern("(?m)^\\s+20\\s+40 FULL\\s+\\|.*\\s0 \\|.*\\s0$")
-                .containsPattern("FULL vs NO_MEMORY at 20/s: pipeline answers/s [-+]\\d+\\.\\d %");
+                .containsPattern("FULL vs NO_MEMORY at 20/s: pipeline answers/s [-+]\\d+\\.\\d %")
+                .contains("of this JVM (app and bench clients)");
     }
 
     /**
