@@ -78,6 +78,17 @@ class BenchCommandIT {
     }
 
     @Test
+    void aWorkloadIsComparedOnlyWithAnotherOnThePlainDeployment() {
+        Cli twice = Cli.run("bench", "--workload", "FULL,FULL");
+        Cli secure = Cli.run("bench", "--secure", "--workload", "NO_MEMORY,FULL");
+
+        assertThat(twice.exitCode()).isEqualTo(2);
+        assertThat(twice.err()).contains("--workload takes each workload once");
+        assertThat(secure.exitCode()).isEqualTo(2);
+        assertThat(secure.err()).contains("two only on the plain deployment");
+    }
+
+    @Test
     void secureNeedsTheEmbeddedBroker() {
         Cli bench = Cli.run("bench", "--secure", "--bootstrap-servers", "localhost:1");
 
