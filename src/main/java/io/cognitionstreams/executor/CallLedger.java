@@ -3,11 +3,13 @@ package io.cognitionstreams.executor;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 import io.cognitionstreams.schema.LedgerState;
 import io.cognitionstreams.schema.ToolCall;
 import io.cognitionstreams.schema.ToolLedgerEntry;
 import io.cognitionstreams.schema.ToolStatus;
+import io.cognitionstreams.topics.LedgerKey;
 
 /**
  * What the executor knows of each call it was given, by partition of tool.decisions: the entries of tool.ledger
@@ -27,11 +29,12 @@ final class CallLedger {
         REPORT_UNKNOWN,
         /** Finished: this is the executor's own re-read of the same record; nothing to do. */
         DONE,
-        /** Another decision record already carried this call id: refuse it. */
+        /** Another decision record already carried this session's call id: refuse it. */
         DUPLICATE
     }
 
-    private final Map<Integer, Map<String, ToolLedgerEntry>> partitions = new HashMap<>();
+    /** By partition, each call's entry under its {@link LedgerKey}. */
+    private final Map<Integer, Map<LedgerKey, ToolLedgerEntry>> partitions = new HashMap<>();
 
     void assign(int partition) {
         partitions.put(partition, new HashMap<>());
@@ -41,18 +44,26 @@ final class CallLedger {
         partitions.remove(partition);
     }
 
-    /** An entry read back from tool.ledger, or just committed; a null entry (tombstone) forgets the call. */
-    void record(int partition, String callId, ToolLedgerEntry entry) {
-        Map<String, ToolLedgerEntry> calls = partitions.computeIfAbsent(partition, p -> new HashMap<>());
-        if (entry == null) {
-            calls.remove(callId);
+    /** An entry just committed, or read back: filed under the session and call id it names. */
+    void record(int partition, ToolLedgerEntry entry) {
+        calls(partition).put(new LedgerKey(entry.getSessionId(), entry.getCallId()), entry);
+    }
+
+    /**
+     * A tombstone read back: forgets the call its key names. A key of the call id alone, written before keys named
+     * the session, forgets that call id's entries, all of which were written before it.
+     */
+    void forget(int partition, String key) {
+        Optional<LedgerKey> named = LedgerKey.parse(key);
+        if (named.isPresent()) {
+            calls(partition).remove(named.get());
         } else {
-            calls.put(callId, entry);
+            calls(partition).keySet().removeIf(known -> known.callId().equals(key));
         }
     }
 
-    Plan plan(int partition, long offset, String callId, boolean retrySafe) {
-        ToolLedgerEntry entry = partitions.getOrDefault(partition, Map.of()).get(callId);
+    Plan plan(int partition, long offset, String sessionId, String callId, boolean retrySafe) {
+        ToolLedgerEntry entry = entry(partition, sessionId, callId);
         if (entry == null) {
             return Plan.RUN;
         }
@@ -65,9 +76,18 @@ final class CallLedger {
         return retrySafe ? Plan.RERUN : Plan.REPORT_UNKNOWN;
     }
 
-    /** The entry of {@code callId}, if any: for messages about duplicates. */
-    ToolLedgerEntry entry(int partition, String callId) {
-        return partitions.getOrDefault(partition, Map.of()).get(callId);
+    /**
+     * The entry of the session's call, if any: for messages about duplicates. An unreadable entry of a key without a
+     * session (see {@link LedgerRestore}) is every session's.
+     */
+    ToolLedgerEntry entry(int partition, String sessionId, String callId) {
+        Map<LedgerKey, ToolLedgerEntry> calls = partitions.getOrDefault(partition, Map.of());
+        ToolLedgerEntry entry = calls.get(new LedgerKey(sessionId, callId));
+        return entry != null ? entry : calls.get(new LedgerKey(LedgerRestore.ANY_SESSION, callId));
+    }
+
+    private Map<LedgerKey, ToolLedgerEntry> calls(int partition) {
+        return partitions.computeIfAbsent(partition, p -> new HashMap<>());
     }
 
     static ToolLedgerEntry started(Call call, int runs, Instant now) {

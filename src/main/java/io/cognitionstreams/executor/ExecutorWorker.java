@@ -33,6 +33,7 @@ import io.cognitionstreams.schema.Verdict;
 import io.cognitionstreams.telemetry.IntervalLog;
 import io.cognitionstreams.telemetry.Tracing;
 import io.cognitionstreams.topics.OutputGuard;
+import io.cognitionstreams.topics.LedgerKey;
 import io.cognitionstreams.topics.Topics;
 import io.cognitionstreams.worker.ParallelLoop;
 import io.cognitionstreams.worker.WorkerLetters;
@@ -121,8 +122,13 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, ParallelLo
     public void assigned(Collection<TopicPartition> partitions) {
         for (TopicPartition partition : partitions) {
             ledger.assign(partition.partition());
-            restore.read(partition.partition(), (callId, entry) -> ledger.record(partition.partition(), callId,
-                    entry));
+            restore.read(partition.partition(), (key, entry) -> {
+                if (entry == null) {
+                    ledger.forget(partition.partition(), key);
+                } else {
+                    ledger.record(partition.partition(), entry);
+                }
+            });
         }
     }
 
@@ -157,7 +163,7 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, ParallelLo
         // Taken from here on: a later decision with this call id is a duplicate (an aborted transaction or a new
         // assignment reads the ledger again).
         ToolLedgerEntry started = CallLedger.started(run.entry, run.runs, now);
-        ledger.record(step.partition, run.call.getCallId(), started);
+        ledger.record(step.partition, started);
         if (run.retrySafe) {
             return ParallelLoop.Work.later(execute(step));
         }
@@ -232,10 +238,10 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, ParallelLo
         boolean retrySafe = execution.retrySafe(decision, target);
         String executor = ToolExecution.executor(target);
         CallLedger.Call entry = new CallLedger.Call(call, executor, record.offset());
-        ToolLedgerEntry known = ledger.entry(record.partition(), call.getCallId());
+        ToolLedgerEntry known = ledger.entry(record.partition(), call.getSessionId(), call.getCallId());
         int runs = known == null ? 1 : known.getRuns() + 1;
         Settled local = settled.get(record.partition() + "@" + record.offset());
-        switch (ledger.plan(record.partition(), record.offset(), call.getCallId(), retrySafe)) {
+        switch (ledger.plan(record.partition(), record.offset(), call.getSessionId(), call.getCallId(), retrySafe)) {
             case DONE -> {
                 return step;
             }
@@ -246,7 +252,8 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, ParallelLo
                         : "it was already executed (its decision is at offset " + known.getDecisionOffset() + ")";
                 return step.letter(WorkerLetters.deadLetter(topics, record, ErrorKind.VALIDATION,
                         new InvalidRecordException("refused to execute call id " + call.getCallId() + ": " + why
-                                + "; a call id runs at most once: give a new call a new id"), COMPONENT, groupId));
+                                + "; a session's call id runs at most once: give a new call a new id"), COMPONENT,
+                        groupId));
             }
             case REPORT_UNKNOWN -> {
                 if (local != null) {
@@ -295,7 +302,8 @@ public final class ExecutorWorker implements Runnable, AutoCloseable, ParallelLo
     private ProducerRecord<byte[], byte[]> ledgerRecord(Step step, ToolLedgerEntry entry) {
         String name = topics.toolLedger.name();
         return new ProducerRecord<>(name, step.partition,
-                step.run.call.getCallId().getBytes(StandardCharsets.UTF_8),
+                new LedgerKey(step.run.call.getSessionId(), step.run.call.getCallId()).text()
+                        .getBytes(StandardCharsets.UTF_8),
                 entry == null ? null : topics.toolLedger.valueSerde().serializer().serialize(name, entry));
     }
 

@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.schema.LedgerState;
 import io.cognitionstreams.schema.ToolLedgerEntry;
+import io.cognitionstreams.topics.LedgerKey;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -44,7 +45,10 @@ final class LedgerRestore {
         this.openTransactionWait = openTransactionWait;
     }
 
-    /** Hands every committed entry of the partition, oldest first, to {@code entries} (null for a tombstone). */
+    /**
+     * Hands every committed entry of the partition, oldest first, to {@code entries} with its record's key (null for
+     * a tombstone).
+     */
     void read(int partition, BiConsumer<String, ToolLedgerEntry> entries) {
         TopicPartition ledger = new TopicPartition(topics.toolLedger.name(), partition);
         Properties props = new Properties();
@@ -64,8 +68,8 @@ final class LedgerRestore {
                         LOG.warn("skipped a ledger record without a key at {}@{}", ledger, record.offset());
                         continue;
                     }
-                    String callId = new String(record.key(), StandardCharsets.UTF_8);
-                    entries.accept(callId, entry(callId, record));
+                    String key = new String(record.key(), StandardCharsets.UTF_8);
+                    entries.accept(key, entry(key, record));
                     count++;
                 }
             }
@@ -76,20 +80,22 @@ final class LedgerRestore {
     /**
      * The entry, or for one that cannot be read a STARTED entry of no decision: the call is then refused rather
      * than run, since what the unreadable entry said (perhaps that it ran) is lost. Only the executor writes this
-     * topic; anything else there is an attack or a bug, and costs at most that one call.
+     * topic; anything else there is an attack or a bug, and costs at most that one call (in every session, for a key
+     * of a call id alone as versions before {@link LedgerKey} wrote).
      */
-    private ToolLedgerEntry entry(String callId, ConsumerRecord<byte[], byte[]> record) {
+    private ToolLedgerEntry entry(String key, ConsumerRecord<byte[], byte[]> record) {
         if (record.value() == null) {
             return null;
         }
         try {
             return topics.toolLedger.valueSerde().deserializer().deserialize(record.topic(), record.value());
         } catch (RuntimeException e) {
-            LOG.warn("ledger entry of call {} at {}-{}@{} cannot be read ({}); the call will be refused, not run",
-                    callId, record.topic(), record.partition(), record.offset(), e.getMessage());
+            LOG.warn("ledger entry {} at {}-{}@{} cannot be read ({}); its call will be refused, not run",
+                    key, record.topic(), record.partition(), record.offset(), e.getMessage());
+            LedgerKey call = LedgerKey.parse(key).orElse(new LedgerKey(ANY_SESSION, key));
             return ToolLedgerEntry.newBuilder()
-                    .setCallId(callId)
-                    .setSessionId("")
+                    .setCallId(call.callId())
+                    .setSessionId(call.sessionId())
                     .setTool("")
                     .setState(LedgerState.STARTED)
                     .setExecutor("")
@@ -97,6 +103,9 @@ final class LedgerRestore {
                     .build();
         }
     }
+
+    /** The session of an unreadable entry whose key names none: no session has a blank id, so it stands for all. */
+    static final String ANY_SESSION = "";
 
     /** The decision offset of an entry that could not be read. */
     static final long UNREADABLE = -1;

@@ -293,7 +293,8 @@ public final class Topics {
         // Written to the partition of the decision it is about, not by its key's hash: the executor that owns a
         // decisions partition restores its ledger from the same partition number, as a store from its changelog.
         toolLedger = add(TOOL_LEDGER, ToolLedgerEntry.class, COMPACTED,
-                new TopicKey<>("call_id (in the partition of its decision)", ToolLedgerEntry::getCallId),
+                new TopicKey<>("<n>:<session_id>:<call_id> (n: session_id's length)",
+                        entry -> new LedgerKey(entry.getSessionId(), entry.getCallId()).text()),
                 "executor -> executor (at-most-once ledger: STARTED before a side effect, FINISHED with its result)");
         tools = add(COGNITION_TOOLS, ToolDescriptor.class, COMPACTED, "name",
                 "executors (what their MCP servers list) -> assembly (the tools index layer)");

@@ -1,6 +1,7 @@
 package io.cognitionstreams.executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -62,6 +63,7 @@ import io.cognitionstreams.testing.ModelDouble;
 import io.cognitionstreams.testing.ModelDouble.Answer;
 import io.cognitionstreams.testing.Records;
 import io.cognitionstreams.testing.SharedBroker;
+import io.cognitionstreams.topics.LedgerKey;
 import io.cognitionstreams.topics.Topics;
 
 /**
@@ -287,6 +289,31 @@ class ExecutorIT {
                         "mcp__test__garbage");
     }
 
+    /**
+     * Routing derives call ids from 8-hex packet ids, which collide between sessions, and agents name their own calls:
+     * two sessions whose decisions share a partition (and so a ledger partition) each run their call of one id.
+     */
+    @Test
+    @Order(1)
+    void twoSessionsOfOneLedgerPartitionEachRunTheirOwnCallOfOneId() throws Exception {
+        String first = "twin-" + RUN;
+        String second = sameDecisionsPartition(first, "twin-other-");
+        Path firstMarker = dir.resolve("twin-first.txt");
+        Path secondMarker = dir.resolve("twin-second.txt");
+        call(first, "same-id", TESTER, TOUCH, Map.of("file", firstMarker.toString(), "line", "first"));
+        call(second, "same-id", TESTER, TOUCH, Map.of("file", secondMarker.toString(), "line", "second"));
+
+        assertThat(awaitResult(TOPICS.toolResults, "same-id", first).getStatus()).isEqualTo(ToolStatus.SUCCEEDED);
+        ToolResult other = awaitResult(TOPICS.toolResults, "same-id", second);
+        assertThat(other.getStatus()).as(other.toString()).isEqualTo(ToolStatus.SUCCEEDED);
+        assertThat(Files.readAllLines(firstMarker)).containsExactly("first");
+        assertThat(Files.readAllLines(secondMarker)).containsExactly("second");
+        assertThat(Kafka.readAll(bootstrap, TOPICS.toolLedger, entry -> "same-id".equals(entry.getCallId())))
+                .extracting(ToolLedgerEntry::getSessionId, ToolLedgerEntry::getState)
+                .containsExactlyInAnyOrder(tuple(first, LedgerState.STARTED), tuple(first, LedgerState.FINISHED),
+                        tuple(second, LedgerState.STARTED), tuple(second, LedgerState.FINISHED));
+    }
+
     @Test
     @Order(2)
     void aReplayedTurnsCallIsAnsweredFromTheRecordAndAForkOnlyRunsWhenAskedTo() throws Exception {
@@ -495,9 +522,12 @@ class ExecutorIT {
         // run those calls, since what an unreadable entry said (perhaps that the call ran) is lost.
         int ledgerPartition = partition(once, 3);
         String ledger = TOPICS.toolLedger.name();
+        // v1 keyed by its call id alone, as versions before LedgerKey wrote: which session it was is lost, so it
+        // refuses v1 in every session; v2 keyed by session and call id refuses only that session's v2.
         produceInOneTransaction(new ProducerRecord<>(ledger, ledgerPartition, "v1".getBytes(StandardCharsets.UTF_8),
                 Hostile.NOT_AVRO), new ProducerRecord<>(ledger, ledgerPartition,
-                "v2".getBytes(StandardCharsets.UTF_8), Hostile.lengthBomb(ToolLedgerEntry.class)));
+                new LedgerKey(once, "v2").text().getBytes(StandardCharsets.UTF_8),
+                Hostile.lengthBomb(ToolLedgerEntry.class)));
 
         app.kill();
         app = Child.start();
@@ -521,14 +551,26 @@ class ExecutorIT {
             Kafka.send(asApp, TOPICS.toolDecisions, once, gatekeeper.sign(approved(toolCall(once, callId, TESTER,
                     TOUCH, Map.of("file", poisonedMarker.toString(), "line", callId)))));
         }
+        Path otherSessionMarker = dir.resolve("other-session.txt");
+        for (String callId : List.of("v1", "v2")) {
+            Kafka.send(asApp, TOPICS.toolDecisions, safe, gatekeeper.sign(approved(toolCall(safe, callId, TESTER,
+                    TOUCH, Map.of("file", otherSessionMarker.toString(), "line", callId)))));
+        }
         call(once, "v3", TESTER, "mcp__test__sleep", Map.of("ms", 1));
         assertThat(awaitResult(TOPICS.toolOutcomes, "v3", once).getStatus()).as("the partition flows on")
+                .isEqualTo(ToolStatus.SUCCEEDED);
+        assertThat(awaitResult(TOPICS.toolOutcomes, "v2", safe).getStatus()).as("another session's v2")
                 .isEqualTo(ToolStatus.SUCCEEDED);
         List<DeadLetter> letters = Kafka.readUntil(bootstrap, TOPICS.deadLetters, letter -> fromDecisions(letter,
                 once), seen -> seen.size() >= 2, TIMEOUT);
         assertThat(letters).extracting(DeadLetter::getReason).allSatisfy(reason -> assertThat(reason)
                 .contains("its ledger entry cannot be read"));
         assertThat(poisonedMarker).as("a call whose ledger entry is unreadable never runs").doesNotExist();
+        assertThat(Kafka.readUntil(bootstrap, TOPICS.deadLetters, letter -> fromDecisions(letter, safe),
+                seen -> !seen.isEmpty(), TIMEOUT)).extracting(DeadLetter::getReason).singleElement()
+                .satisfies(reason -> assertThat(reason).contains("call id v1").contains("cannot be read"));
+        assertThat(Files.readAllLines(otherSessionMarker)).as("v1 refused in every session, v2 only in its own")
+                .containsExactly("v2");
     }
 
     // ---- helpers
