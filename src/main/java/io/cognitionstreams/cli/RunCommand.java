@@ -60,6 +60,8 @@ final class RunCommand implements Callable<Integer> {
      * took over a minute on two cores shared with other builds.
      */
     private static final Duration BROKER_READY = Duration.ofMinutes(3);
+    /** Where bin/cognition wants the mark that this run got to running (the system property names the file). */
+    private static final String CLASS_ARCHIVE_READY = "cognition.class-archive.ready";
 
     @Mixin
     ClusterOptions cluster;
@@ -316,6 +318,7 @@ final class RunCommand implements Callable<Integer> {
         }
         err.printf("cognition streams running (application id %s, %s). Ctrl-C stops it.%n", applicationId,
                 runtime.topics().avro().describe());
+        classArchiveReady(err);
         err.printf("%s%n", rooms.gatekeeper().approvalRule().describe());
         err.flush();
         if (demoRun.demo) {
@@ -329,6 +332,21 @@ final class RunCommand implements Callable<Integer> {
         }
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Tells bin/cognition that the class-data archive this JVM writes at its exit holds the classes of a running app,
+     * not only of a start refused for its flags (the launcher keeps only such an archive).
+     */
+    private static void classArchiveReady(PrintWriter err) {
+        String marker = System.getProperty(CLASS_ARCHIVE_READY);
+        if (marker != null) {
+            try {
+                Files.writeString(Path.of(marker), "");
+            } catch (IOException | RuntimeException e) {
+                err.printf("cannot write %s (%s): later starts go without a class-data archive%n", marker, e);
+            }
+        }
     }
 
     /**

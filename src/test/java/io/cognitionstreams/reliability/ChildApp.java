@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -75,16 +76,36 @@ final class ChildApp {
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), CognitionCli.class.getName(), "run"));
         command.addAll(args);
+        return start(new ProcessBuilder(command), log);
+    }
+
+    /**
+     * Starts {@code bin/cognition run} with {@code args}, as a user does: the launcher's JVM options and its
+     * class-data archive, unless {@code javaOptions} (COGNITION_JAVA_OPTS) replace them. The launcher execs the
+     * JVM, so a kill or stop reaches the app itself.
+     */
+    static ChildApp launch(Path log, Optional<String> javaOptions, List<String> args) {
+        List<String> command = new ArrayList<>(List.of(Path.of("bin", "cognition").toAbsolutePath().toString(),
+                "run"));
+        command.addAll(args);
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().remove("COGNITION_JAVA_OPTS");
+        javaOptions.ifPresent(options -> builder.environment().put("COGNITION_JAVA_OPTS", options));
+        return start(builder, log);
+    }
+
+    private static ChildApp start(ProcessBuilder builder, Path log) {
         try {
-            return new ChildApp(new ProcessBuilder(command).redirectErrorStream(true).start(), log);
+            return new ChildApp(builder.redirectErrorStream(true).start(), log);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + command.get(0), e);
+            throw new UncheckedIOException("cannot start " + builder.command().get(0), e);
         }
     }
 
     /** Waits until the child says every capability is running; false if it died or the time ran out first. */
     boolean awaitRunning(Duration timeout) throws InterruptedException {
-        return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && process.isAlive();
+        return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && printed.containsKey(RUNNING)
+                && process.isAlive();
     }
 
     /** Waits until every capability runs; else kills the child and fails, pointing at its log. */
@@ -179,6 +200,9 @@ final class ChildApp {
             }
         } catch (IOException e) {
             // the child was killed mid-line; its log simply ends there
+        } finally {
+            // Its output ended, so it never will say it runs: a wait for that ends now, not at its timeout.
+            running.countDown();
         }
     }
 }

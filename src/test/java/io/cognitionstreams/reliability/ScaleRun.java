@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,8 +49,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Sessions at scale on the embedded default, as an operator meets it: {@code cognition run --data-dir D} in a child
- * JVM with the launcher's own options (its default heap, -XX:+ExitOnOutOfMemoryError), its broker inside it.
+ * Sessions at scale on the embedded default, as an operator meets it: {@code bin/cognition run --data-dir D}, the
+ * launcher's own JVM (its default heap, -XX:+ExitOnOutOfMemoryError, its class-data archive), its broker inside it.
  *
  * <ol>
  *   <li>Warm-up: {@code --warm-sessions} sessions of two turns sent at {@code --warm-rate}, all answered.</li>
@@ -74,8 +75,8 @@ import picocli.CommandLine.Option;
  */
 final class ScaleRun {
 
-    /** As bin/cognition runs the JVM when COGNITION_JAVA_OPTS is not set. */
-    static final List<String> LAUNCHER_DEFAULTS = List.of("-XX:+ExitOnOutOfMemoryError", "-Xmx1g");
+    /** bin/cognition's heap, which COGNITION_JAVA_OPTS replaces. */
+    private static final String LAUNCHER_HEAP = "-Xmx1g";
     private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
     /** No request answered for this long while some are open: the app stalls (issue 35's zombie). */
     private static final Duration STALL = Duration.ofMinutes(5);
@@ -136,8 +137,9 @@ final class ScaleRun {
         boolean kills;
 
         @Option(names = "--app-jvm-option", paramLabel = "OPTION", description = "One more option for the app's "
-                + "JVM, after the launcher's (repeatable), e.g. -XX:StartFlightRecording=filename=/tmp/jfr/ to profile "
-                + "each start.")
+                + "JVM, after the launcher's heap (repeatable), e.g. -XX:StartFlightRecording=filename=/tmp/jfr/ to "
+                + "profile each start. Given through COGNITION_JAVA_OPTS, which turns the launcher's class-data "
+                + "archive off.")
         List<String> appJvmOptions = new ArrayList<>();
 
         @Option(names = "--app-arg", paramLabel = "ARG", description = "One more argument for `cognition run` "
@@ -154,8 +156,8 @@ final class ScaleRun {
     private final String run = "scale-" + UUID.randomUUID().toString().substring(0, 8);
     private final Topics topics = new Topics(new SingleObjectAvroSerdeFactory());
     private final List<String> args;
-    /** The launcher's JVM options and any --app-jvm-option. */
-    private final List<String> jvmOptions;
+    /** COGNITION_JAVA_OPTS for the launcher: its heap and any --app-jvm-option; none without those. */
+    private final Optional<String> javaOptions;
     private final Path appLog;
     /** {@code run}'s state directory under {@code --data-dir}, which a kill with the state wiped deletes. */
     private final Path stateDir;
@@ -177,9 +179,8 @@ final class ScaleRun {
         this.args = List.copyOf(run);
         this.appLog = dir.resolve("app.log");
         this.stateDir = dir.resolve("data").resolve("streams");
-        List<String> options = new ArrayList<>(LAUNCHER_DEFAULTS);
-        options.addAll(flags.appJvmOptions);
-        this.jvmOptions = List.copyOf(options);
+        this.javaOptions = flags.appJvmOptions.isEmpty() ? Optional.empty()
+                : Optional.of(LAUNCHER_HEAP + " " + String.join(" ", flags.appJvmOptions));
     }
 
     /** Request number {@code n}'s turn of session {@code session}: turns 0 and 1, and 2 for an old session's probe. */
@@ -194,9 +195,10 @@ final class ScaleRun {
 
     private boolean run() throws Exception {
         long started = System.nanoTime();
-        log.printf("scale run %s: %,d warm sessions at %d/s, then %,d at once; app log %s; its JVM options %s; run %s%n",
-                run, flags.warmSessions, flags.warmRate, flags.backlogSessions, appLog, jvmOptions, args);
-        app = ChildApp.run(appLog, jvmOptions, args);
+        log.printf("scale run %s: %,d warm sessions at %d/s, then %,d at once; app log %s; bin/cognition run %s%s%n",
+                run, flags.warmSessions, flags.warmRate, flags.backlogSessions, appLog, String.join(" ", args),
+                javaOptions.map(options -> " with COGNITION_JAVA_OPTS=" + options).orElse(""));
+        app = ChildApp.launch(appLog, javaOptions, args);
         try {
             app.requireRunning(START_TIMEOUT);
             heap.watch(app.pid());
@@ -290,7 +292,7 @@ final class ScaleRun {
         long logFrom = Files.size(appLog);
         lastStartLog = logFrom;
         long starting = System.nanoTime();
-        app = ChildApp.run(appLog, jvmOptions, args);
+        app = ChildApp.launch(appLog, javaOptions, args);
         heap.watch(app.pid());
         double written;
         try (Probe probe = new Probe()) {
