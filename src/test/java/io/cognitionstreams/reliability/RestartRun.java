@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.UUID;
@@ -32,17 +33,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * Kill and restart on the embedded default: {@code cognition run --data-dir D} in a child JVM with the broker inside
- * it, as a user starts it, so a SIGKILL takes the broker down with the app. While requests flow, the child is killed
- * and started again at once on the same data directory; what is measured is the time from the SIGKILL to the first
- * answer (a routed block on a channel, read_committed) of a request sent after it, by an agent whose producer waits
- * for the broker to come back. Each restart is broken down by what the child prints: its broker starting (the new
- * JVM is up), its broker answering, every capability RUNNING. At the end every request must be answered exactly
- * once. A step that stalls is checked for hanging transactions, which a kill can leave on the embedded broker
- * (docs/reliability.md, "Kill and restart"): named in the failure, aborted as an operator would, or left to the app
- * to abort itself ({@code --app-aborts-hanging}: the child runs with a 30 s hanging limit), and the restart reported
- * as stalled. {@code bin/kill-restart} runs {@link #main}; no short form is in the suite, which the
- * broker's defect would make fail now and then (docs/reliability.md).
+ * Kill and restart on the embedded default: {@code bin/cognition run --data-dir D} with the broker inside it, started
+ * through the launcher as a user starts it, so a SIGKILL takes the broker down with the app. While requests flow, the
+ * child is killed and started again at once on the same data directory; what is measured is the time from the SIGKILL
+ * to the first answer (a routed block on a channel, read_committed) of a request sent after it, by an agent whose
+ * producer waits for the broker to come back. Each restart is broken down by what the child prints: its broker starting
+ * (the new JVM is up), its broker answering, every capability RUNNING. At the end every request must be answered
+ * exactly once. A step that stalls is checked for hanging transactions, which a kill can leave on the embedded broker
+ * (docs/reliability.md, "Kill and restart"): named in the failure, aborted as an operator would, or left to the app to
+ * abort itself ({@code --app-aborts-hanging}: the child runs with a 30 s hanging limit), and the restart reported as
+ * stalled. {@code bin/kill-restart} runs {@link #main}; no short form is in the suite, which the broker's defect would
+ * make fail now and then (docs/reliability.md).
  *
  * <p>{@link CrashRun} kills the app with the broker outside it; this run is the restart a user of the default sees.
  */
@@ -153,7 +154,7 @@ final class RestartRun {
                 options.rate(), options.seed(), appLog);
         Random random = new Random(options.seed());
         Stalls stalls = new Stalls(bootstrap, topics, options.onHanging(), log);
-        ChildApp app = ChildApp.run(appLog, args);
+        ChildApp app = ChildApp.launch(appLog, Optional.empty(), args);
         Traffic traffic = null;
         try {
             app.requireRunning(START_TIMEOUT);
@@ -174,7 +175,7 @@ final class RestartRun {
                     if (options.wipeState()) {
                         Preload.wipeStores(dataDir.resolve("streams"));
                     }
-                    ChildApp restarted = ChildApp.run(appLog, args);
+                    ChildApp restarted = ChildApp.launch(appLog, Optional.empty(), args);
                     app = restarted;
                     List<OpenTransaction> aborted = new ArrayList<>(stalls.await("an answer after kill " + k,
                             () -> answers.answeredFrom(firstAfter)));

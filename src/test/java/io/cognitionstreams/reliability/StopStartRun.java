@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
@@ -33,16 +34,16 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * Stop and start cycles of {@code cognition run} in a child JVM while an agent keeps sending, of three kinds: a
- * clean stop (SIGTERM, the app's shutdown hook closes it and its embedded broker), a SIGKILL of the app alone (its
- * broker runs in this JVM and survives), and a SIGKILL of everything (the broker inside the app). After each stop
- * the app starts again at once on the same data. Each cycle counts the hanging transactions the stop left: open
- * transactions their coordinator has finished with ({@link TransactionWatch#abandoned}, looked at once every
- * capability runs again), and those the app says it settled, aborted or reported (its log). It times the stop to
- * the first answer of a request sent after it, broken down as {@link RestartRun} does. At the end of each phase
- * every request must be answered exactly once: lost and doubled answers are counted. {@code bin/stop-start} runs
- * {@link #main}; the figures are in docs/reliability.md ("Stop and start"). Each stop waits until the app keeps up
- * (a request answered within 2 s), so that no backlog counts in the restart after it.
+ * Stop and start cycles of {@code bin/cognition run} (through the launcher, as a user starts it) while an agent keeps
+ * sending, of three kinds: a clean stop (SIGTERM, the app's shutdown hook closes it and its embedded broker), a SIGKILL
+ * of the app alone (its broker runs in this JVM and survives), and a SIGKILL of everything (the broker inside the app).
+ * After each stop the app starts again at once on the same data. Each cycle counts the hanging transactions the stop
+ * left: open transactions their coordinator has finished with ({@link TransactionWatch#abandoned}, looked at once every
+ * capability runs again), and those the app says it settled, aborted or reported (its log). It times the stop to the
+ * first answer of a request sent after it, broken down as {@link RestartRun} does. At the end of each phase every
+ * request must be answered exactly once: lost and doubled answers are counted. {@code bin/stop-start} runs
+ * {@link #main}; the figures are in docs/reliability.md ("Stop and start"). Each stop waits until the app keeps up (a
+ * request answered within 2 s), so that no backlog counts in the restart after it.
  *
  * <p>The cycles of the embedded deployment (clean stops and kills of everything) alternate on one data directory;
  * the kills of the app alone run after them, on a broker of this JVM.
@@ -189,7 +190,7 @@ final class StopStartRun {
             log.printf("%s: %s, app log %s%n", name, kinds.stream().map(kind -> kind.flag).toList(), appLog);
             RestartRun.Stalls stalls = new RestartRun.Stalls(bootstrap, topics, RestartRun.OnHanging.APP_ABORTS,
                     log, ANSWER_TIMEOUT);
-            ChildApp app = ChildApp.run(appLog, args);
+            ChildApp app = ChildApp.launch(appLog, Optional.empty(), args);
             Traffic traffic = null;
             List<Cycle> cycles = new ArrayList<>();
             try (TransactionWatch watch = new TransactionWatch(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
@@ -216,7 +217,7 @@ final class StopStartRun {
                         } else {
                             app.kill();
                         }
-                        ChildApp restarted = ChildApp.run(appLog, args);
+                        ChildApp restarted = ChildApp.launch(appLog, Optional.empty(), args);
                         app = restarted;
                         stalls.await(kind.flag + " " + n + ": an answer", () -> answers.answeredFrom(firstAfter));
                         long answered = answers.lastAnswered();
