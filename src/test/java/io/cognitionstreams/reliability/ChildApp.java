@@ -64,16 +64,13 @@ final class ChildApp {
         return run(log, run);
     }
 
-    /** Starts {@code cognition run} with exactly {@code args}: with no --bootstrap-servers, its own broker. */
+    /**
+     * Starts {@code cognition run} with exactly {@code args} from the test classpath (with no --bootstrap-servers,
+     * its own broker); {@link #launch} starts it as a user does.
+     */
     static ChildApp run(Path log, List<String> args) {
-        return run(log, List.of("-Xmx1g"), args);
-    }
-
-    /** As {@link #run(Path, List)}, with these JVM options. */
-    static ChildApp run(Path log, List<String> jvmOptions, List<String> args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString()));
-        command.addAll(jvmOptions);
+                .toString(), "-Xmx1g"));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), CognitionCli.class.getName(), "run"));
         command.addAll(args);
         return start(new ProcessBuilder(command), log);

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * bin/cognition's class-data archive for {@code run}, as a user meets it: the first run of a build writes it when it
  * stops, the next start checks it and maps it. An archive cut off by a kill during its dump crashes any JVM that maps
- * it (SIGBUS), so the launcher checks each in a JVM of its own and throws a bad one away. Other forks' launches may
- * take the same steps on the same files in between; each step leaves what this test checks.
+ * it (SIGBUS), so the launcher checks each in a JVM of its own and throws a bad one away, and the marks of runs
+ * killed before they wrote one. Other forks' launches may take the same steps on the same files in between; each
+ * step leaves what this test checks.
  */
 class ClassArchiveIT {
 
@@ -28,6 +29,7 @@ class ClassArchiveIT {
     /** Above Linux's largest pid (4,194,304): never a live process, so the launcher takes the file as finished. */
     private static final long DEAD_PID = 9_999_999;
     private static final long OTHER_DEAD_PID = 4_999_999;
+    private static final long KILLED_PID = 4_999_998;
 
     @TempDir
     Path workDir;
@@ -60,6 +62,9 @@ class ClassArchiveIT {
         for (Path candidate : List.of(good, cutOff)) {
             Files.writeString(Path.of(candidate + ".ready"), "");
         }
+        // And the mark of a run killed after it got to running, before its exit could write an archive.
+        Path orphanMark = Path.of(ARCHIVE + "." + KILLED_PID + ".ready");
+        Files.writeString(orphanMark, "");
 
         long secondStart = Files.size(log);
         ChildApp second = ChildApp.launch(log, Optional.empty(), run);
@@ -69,6 +74,7 @@ class ClassArchiveIT {
         assertThat(maps(second.pid())).as("the checked archive, moved into place").isTrue();
         assertThat(cutOff).as("the cut-off archive, thrown away").doesNotExist();
         assertThat(Path.of(cutOff + ".ready")).doesNotExist();
+        assertThat(orphanMark).as("a mark without its archive, cleared").doesNotExist();
         assertThat(second.stop()).isEqualTo(143);
     }
 
