@@ -534,12 +534,13 @@ final class BenchCommand implements Callable<Integer> {
             out.println("plain: an open broker; secure: SCRAM-SHA-512 logins and ACLs, the app as User:app, requests "
                     + "from User:app, answers read by User:operator; both running throughout");
         }
-        out.println("latency: request timestamp -> its first channel.cli_chat record, read_committed (ms)");
+        out.println("latency: request timestamp -> its first channel.cli_chat record, read_committed (ms); cpu: "
+                + "this JVM's CPU time from the step's first send to its last answer, per answer (ms)");
         String modeHeader = modes() ? String.format(" %-9s", "") : "";
-        out.printf("%9s %8s%s | %-39s | %-39s%n", "", "", modeHeader, "pipeline", "pass-through");
-        out.printf("%9s %8s%s | %8s %6s %6s %6s %6s %4s | %8s %6s %6s %6s %6s %4s%n", "offered/s", "requests",
-                modes() ? String.format(" %-9s", "mode") : "", "answer/s", "p50", "p95", "p99", "max", "open",
-                "answer/s", "p50", "p95", "p99", "max", "open");
+        out.printf("%9s %8s%s | %-46s | %-46s%n", "", "", modeHeader, "pipeline", "pass-through");
+        out.printf("%9s %8s%s | %8s %6s %6s %6s %6s %4s %6s | %8s %6s %6s %6s %6s %4s %6s%n", "offered/s",
+                "requests", modes() ? String.format(" %-9s", "mode") : "", "answer/s", "p50", "p95", "p99", "max",
+                "open", "cpu", "answer/s", "p50", "p95", "p99", "max", "open", "cpu");
         for (Row row : rows) {
             out.printf("%9s %8d%s | %s | %s%n", row.pipeline().offeredRate() + (row.warmup() ? "*" : ""),
                     row.pipeline().sent(), modes() ? String.format(" %-9s", row.mode()) : "", cells(row.pipeline()),
@@ -606,10 +607,11 @@ final class BenchCommand implements Callable<Integer> {
                 baseline = row;
                 continue;
             }
-            out.printf("%s vs %s at %d/s: pipeline answers/s %+.1f %%, p99 %+d ms; pass-through answers/s "
-                            + "%+.1f %%, p99 %+d ms%n", row.mode(), baseline.mode(), row.pipeline().offeredRate(),
-                    change(baseline.pipeline(), row.pipeline()),
+            out.printf("%s vs %s at %d/s: pipeline answers/s %+.1f %%, p99 %+d ms, cpu per answer %+.1f %%; "
+                            + "pass-through answers/s %+.1f %%, p99 %+d ms%n", row.mode(), baseline.mode(),
+                    row.pipeline().offeredRate(), change(baseline.pipeline(), row.pipeline()),
                     row.pipeline().latency().p99() - baseline.pipeline().latency().p99(),
+                    100 * (row.pipeline().cpuPerRequest() / baseline.pipeline().cpuPerRequest() - 1),
                     change(baseline.raw(), row.raw()), row.raw().latency().p99() - baseline.raw().latency().p99());
         }
     }
@@ -619,8 +621,9 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private static String cells(EndToEndBench.Step step) {
-        return String.format("%8.0f %6d %6d %6d %6d %4d", step.perSecond(), step.latency().p50(),
-                step.latency().p95(), step.latency().p99(), step.latency().max(), step.sent() - step.answered());
+        return String.format("%8.0f %6d %6d %6d %6d %4d %6.2f", step.perSecond(), step.latency().p50(),
+                step.latency().p95(), step.latency().p99(), step.latency().max(), step.sent() - step.answered(),
+                step.cpuPerRequest());
     }
 
     private static void deleteTree(Path root) throws IOException {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -73,9 +74,12 @@ public final class EndToEndBench {
      *                   is the reader's doing, two offsets a write that happened twice
      * @param outOfOrder answers that came before the answer to an earlier request of their session
      * @param peakHeap   the most heap in use the bench saw during the step, in bytes (sampled as answers arrive)
+     * @param cpuPerRequest CPU time this whole JVM used from the step's first send to its last answer, per
+     *                   answer, in milliseconds (broker, app and bench when the broker is embedded); NaN where
+     *                   the JVM does not tell
      */
     public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency,
-                       List<String> doubled, int outOfOrder, long peakHeap) {
+                       List<String> doubled, int outOfOrder, long peakHeap, double cpuPerRequest) {
     }
 
     /** What a step sends. */
@@ -184,6 +188,8 @@ public final class EndToEndBench {
         AtomicReference<Exception> sendFailure = new AtomicReference<>();
         long firstSend = System.currentTimeMillis();
         long lastAnswer = firstSend;
+        OptionalLong cpuAtStart = ProcessCpu.nanos();
+        OptionalLong cpuAtLastAnswer = cpuAtStart;
         try (KafkaConsumer<byte[], byte[]> consumer = consumerAtEnd(reader, List.of(probe.answerTopic()))) {
             Thread sender = sender(this.sender, probe, run, rate, count, sentAt, sessions, sent, sendFailure);
             long drainDeadline = Long.MAX_VALUE;
@@ -210,6 +216,9 @@ public final class EndToEndBench {
                     }
                     latencies.add(now - sentMillis);
                     lastAnswer = now;
+                    if (answered.size() == count) {
+                        cpuAtLastAnswer = ProcessCpu.nanos();
+                    }
                     String session = sessions.get(id);
                     if (session != null) {
                         long turn = Long.parseLong(id.substring(id.lastIndexOf('-') + 1));
@@ -236,8 +245,13 @@ public final class EndToEndBench {
                     + sendFailure.get().getMessage(), sendFailure.get());
         }
         double seconds = Math.max(1, lastAnswer - firstSend) / 1000.0;
+        if (answered.size() < count) {
+            cpuAtLastAnswer = ProcessCpu.nanos();
+        }
+        double cpuPerRequest = cpuAtStart.isPresent() && cpuAtLastAnswer.isPresent() && !answered.isEmpty()
+                ? (cpuAtLastAnswer.getAsLong() - cpuAtStart.getAsLong()) / 1e6 / answered.size() : Double.NaN;
         return new Step(rate, sent.get(), answered.size(), answered.size() / seconds, latencies.summary(),
-                List.copyOf(doubled), outOfOrder, peakHeap);
+                List.copyOf(doubled), outOfOrder, peakHeap, cpuPerRequest);
     }
 
     /**
