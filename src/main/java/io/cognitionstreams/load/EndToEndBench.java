@@ -74,9 +74,9 @@ public final class EndToEndBench {
      *                   is the reader's doing, two offsets a write that happened twice
      * @param outOfOrder answers that came before the answer to an earlier request of their session
      * @param peakHeap   the most heap in use the bench saw during the step, in bytes (sampled as answers arrive)
-     * @param cpuPerRequest CPU time this whole JVM used from the step's first send to its last answer, per
-     *                   answer, in milliseconds (broker, app and bench when the broker is embedded); NaN where
-     *                   the JVM does not tell
+     * @param cpuPerRequest CPU time this whole JVM used from the step's first send to its last answer (or to the
+     *                   end of the wait for the answers that never came), per answer, in milliseconds (broker, app
+     *                   and bench when the broker is embedded); NaN where the JVM does not tell
      */
     public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency,
                        List<String> doubled, int outOfOrder, long peakHeap, double cpuPerRequest) {
