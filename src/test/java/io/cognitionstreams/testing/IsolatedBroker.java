@@ -2,8 +2,10 @@ package io.cognitionstreams.testing;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -35,20 +37,23 @@ public final class IsolatedBroker implements ParameterResolver {
     }
 
     private static final class Holder implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+        private final Path dir;
         private final EmbeddedKafkaBroker broker;
 
         Holder() {
             try {
-                broker = EmbeddedKafkaBroker.start(new BrokerSettings(
-                        Files.createTempDirectory("cognition-it-isolated"), 0, 0, Duration.ofSeconds(60)));
+                dir = Files.createTempDirectory("cognition-it-isolated");
+                broker = EmbeddedKafkaBroker.start(new BrokerSettings(dir, 0, 0, Duration.ofSeconds(60)));
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
         }
 
+        /** The broker's log directory goes with it: a suite run starts dozens, hundreds of MB each. */
         @Override
-        public void close() {
+        public void close() throws IOException {
             broker.close();
+            Utils.delete(dir.toFile());
         }
     }
 }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -33,11 +34,12 @@ public final class SharedBroker implements ParameterResolver {
     }
 
     private static final class Holder implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+        private final Path dir;
         private final EmbeddedKafkaBroker broker;
 
         Holder() {
             try {
-                Path dir = Files.createTempDirectory("cognition-it-broker");
+                dir = Files.createTempDirectory("cognition-it-broker");
                 if (Logins.SECURE) {
                     SecretsDir secrets = Logins.secrets(dir.resolve("secrets"));
                     broker = EmbeddedKafkaBroker.start(new BrokerSettings(dir.resolve("kafka"), 0, 0,
@@ -54,9 +56,11 @@ public final class SharedBroker implements ParameterResolver {
             }
         }
 
+        /** The broker's log directory goes with it: a suite run starts dozens, hundreds of MB each. */
         @Override
-        public void close() {
+        public void close() throws IOException {
             broker.close();
+            Utils.delete(dir.toFile());
         }
     }
 }
