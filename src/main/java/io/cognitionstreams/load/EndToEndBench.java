@@ -189,7 +189,7 @@ public final class EndToEndBench {
         long firstSend = System.currentTimeMillis();
         long lastAnswer = firstSend;
         OptionalLong cpuAtStart = ProcessCpu.nanos();
-        OptionalLong cpuAtLastAnswer = cpuAtStart;
+        OptionalLong cpuAtEnd;
         try (KafkaConsumer<byte[], byte[]> consumer = consumerAtEnd(reader, List.of(probe.answerTopic()))) {
             Thread sender = sender(this.sender, probe, run, rate, count, sentAt, sessions, sent, sendFailure);
             long drainDeadline = Long.MAX_VALUE;
@@ -216,9 +216,6 @@ public final class EndToEndBench {
                     }
                     latencies.add(now - sentMillis);
                     lastAnswer = now;
-                    if (answered.size() == count) {
-                        cpuAtLastAnswer = ProcessCpu.nanos();
-                    }
                     String session = sessions.get(id);
                     if (session != null) {
                         long turn = Long.parseLong(id.substring(id.lastIndexOf('-') + 1));
@@ -237,6 +234,8 @@ public final class EndToEndBench {
                     nextDraw = System.nanoTime() + 250_000_000L;
                 }
             }
+            // The loop ends with the poll that brought the last answer, or at the end of the wait for the rest.
+            cpuAtEnd = ProcessCpu.nanos();
             sender.join();
         }
         clearLine(progress);
@@ -245,11 +244,8 @@ public final class EndToEndBench {
                     + sendFailure.get().getMessage(), sendFailure.get());
         }
         double seconds = Math.max(1, lastAnswer - firstSend) / 1000.0;
-        if (answered.size() < count) {
-            cpuAtLastAnswer = ProcessCpu.nanos();
-        }
-        double cpuPerRequest = cpuAtStart.isPresent() && cpuAtLastAnswer.isPresent() && !answered.isEmpty()
-                ? (cpuAtLastAnswer.getAsLong() - cpuAtStart.getAsLong()) / 1e6 / answered.size() : Double.NaN;
+        double cpuPerRequest = cpuAtStart.isPresent() && cpuAtEnd.isPresent() && !answered.isEmpty()
+                ? (cpuAtEnd.getAsLong() - cpuAtStart.getAsLong()) / 1e6 / answered.size() : Double.NaN;
         return new Step(rate, sent.get(), answered.size(), answered.size() / seconds, latencies.summary(),
                 List.copyOf(doubled), outOfOrder, peakHeap, cpuPerRequest);
     }
