@@ -535,12 +535,13 @@ final class BenchCommand implements Callable<Integer> {
                     + "from User:app, answers read by User:operator; both running throughout");
         }
         out.println("latency: request timestamp -> its first channel.cli_chat record, read_committed (ms); cpu: "
-                + "this JVM's CPU time from the step's first send to its last answer, per answer (ms)");
+                + "this JVM's CPU time from the step's first send to its last answer, per answer (ms); jit: the "
+                + "part of it the JIT compiled in, which a warm JVM no longer spends (ms)");
         String modeHeader = modes() ? String.format(" %-9s", "") : "";
-        out.printf("%9s %8s%s | %-46s | %-46s%n", "", "", modeHeader, "pipeline", "pass-through");
-        out.printf("%9s %8s%s | %8s %6s %6s %6s %6s %4s %6s | %8s %6s %6s %6s %6s %4s %6s%n", "offered/s",
+        out.printf("%9s %8s%s | %-53s | %-53s%n", "", "", modeHeader, "pipeline", "pass-through");
+        out.printf("%9s %8s%s | %8s %6s %6s %6s %6s %4s %6s %6s | %8s %6s %6s %6s %6s %4s %6s %6s%n", "offered/s",
                 "requests", modes() ? String.format(" %-9s", "mode") : "", "answer/s", "p50", "p95", "p99", "max",
-                "open", "cpu", "answer/s", "p50", "p95", "p99", "max", "open", "cpu");
+                "open", "cpu", "jit", "answer/s", "p50", "p95", "p99", "max", "open", "cpu", "jit");
         for (Row row : rows) {
             out.printf("%9s %8d%s | %s | %s%n", row.pipeline().offeredRate() + (row.warmup() ? "*" : ""),
                     row.pipeline().sent(), modes() ? String.format(" %-9s", row.mode()) : "", cells(row.pipeline()),
@@ -607,11 +608,13 @@ final class BenchCommand implements Callable<Integer> {
                 baseline = row;
                 continue;
             }
-            out.printf("%s vs %s at %d/s: pipeline answers/s %+.1f %%, p99 %+d ms, cpu per answer %+.1f %%; "
-                            + "pass-through answers/s %+.1f %%, p99 %+d ms%n", row.mode(), baseline.mode(),
-                    row.pipeline().offeredRate(), change(baseline.pipeline(), row.pipeline()),
+            out.printf("%s vs %s at %d/s: pipeline answers/s %+.1f %%, p99 %+d ms, cpu per answer %+.1f %% "
+                            + "(%+.1f %% without the JIT's); pass-through answers/s %+.1f %%, p99 %+d ms%n",
+                    row.mode(), baseline.mode(), row.pipeline().offeredRate(),
+                    change(baseline.pipeline(), row.pipeline()),
                     row.pipeline().latency().p99() - baseline.pipeline().latency().p99(),
                     100 * (row.pipeline().cpuPerRequest() / baseline.pipeline().cpuPerRequest() - 1),
+                    100 * (warm(row.pipeline()) / warm(baseline.pipeline()) - 1),
                     change(baseline.raw(), row.raw()), row.raw().latency().p99() - baseline.raw().latency().p99());
         }
     }
@@ -620,10 +623,15 @@ final class BenchCommand implements Callable<Integer> {
         return 100 * (other.perSecond() - baseline.perSecond()) / baseline.perSecond();
     }
 
+    /** A step's CPU per answer without what the JIT compiled in it: what the workload costs a warm JVM. */
+    private static double warm(EndToEndBench.Step step) {
+        return step.cpuPerRequest() - step.jitPerRequest();
+    }
+
     private static String cells(EndToEndBench.Step step) {
-        return String.format("%8.0f %6d %6d %6d %6d %4d %6.2f", step.perSecond(), step.latency().p50(),
+        return String.format("%8.0f %6d %6d %6d %6d %4d %6.2f %6.2f", step.perSecond(), step.latency().p50(),
                 step.latency().p95(), step.latency().p99(), step.latency().max(), step.sent() - step.answered(),
-                step.cpuPerRequest());
+                step.cpuPerRequest(), step.jitPerRequest());
     }
 
     private static void deleteTree(Path root) throws IOException {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,9 +78,12 @@ public final class EndToEndBench {
      * @param cpuPerRequest CPU time this whole JVM used from the step's first send to its last answer (or to the
      *                   end of the wait for the answers that never came), per answer, in milliseconds (broker, app
      *                   and bench when the broker is embedded); NaN where the JVM does not tell
+     * @param jitPerRequest the part of {@code cpuPerRequest} the JIT's compiler threads used: a JVM still warming up
+     *                   ({@link ProcessCpu#compilers}); NaN where /proc does not tell
      */
     public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency,
-                       List<String> doubled, int outOfOrder, long peakHeap, double cpuPerRequest) {
+                       List<String> doubled, int outOfOrder, long peakHeap, double cpuPerRequest,
+                       double jitPerRequest) {
     }
 
     /** What a step sends. */
@@ -189,7 +193,9 @@ public final class EndToEndBench {
         long firstSend = System.currentTimeMillis();
         long lastAnswer = firstSend;
         OptionalLong cpuAtStart = ProcessCpu.nanos();
+        Optional<ProcessCpu.Compilers> jitAtStart = ProcessCpu.compilers();
         OptionalLong cpuAtEnd;
+        Optional<ProcessCpu.Compilers> jitAtEnd;
         try (KafkaConsumer<byte[], byte[]> consumer = consumerAtEnd(reader, List.of(probe.answerTopic()))) {
             Thread sender = sender(this.sender, probe, run, rate, count, sentAt, sessions, sent, sendFailure);
             long drainDeadline = Long.MAX_VALUE;
@@ -236,6 +242,7 @@ public final class EndToEndBench {
             }
             // The loop ends with the poll that brought the last answer, or at the end of the wait for the rest.
             cpuAtEnd = ProcessCpu.nanos();
+            jitAtEnd = ProcessCpu.compilers();
             sender.join();
         }
         clearLine(progress);
@@ -244,10 +251,18 @@ public final class EndToEndBench {
                     + sendFailure.get().getMessage(), sendFailure.get());
         }
         double seconds = Math.max(1, lastAnswer - firstSend) / 1000.0;
-        double cpuPerRequest = cpuAtStart.isPresent() && cpuAtEnd.isPresent() && !answered.isEmpty()
-                ? (cpuAtEnd.getAsLong() - cpuAtStart.getAsLong()) / 1e6 / answered.size() : Double.NaN;
+        OptionalLong cpu = cpuAtStart.isPresent() && cpuAtEnd.isPresent()
+                ? OptionalLong.of(cpuAtEnd.getAsLong() - cpuAtStart.getAsLong()) : OptionalLong.empty();
+        OptionalLong jit = jitAtStart.isPresent() && jitAtEnd.isPresent()
+                ? OptionalLong.of(jitAtEnd.get().nanosSince(jitAtStart.get())) : OptionalLong.empty();
         return new Step(rate, sent.get(), answered.size(), answered.size() / seconds, latencies.summary(),
-                List.copyOf(doubled), outOfOrder, peakHeap, cpuPerRequest);
+                List.copyOf(doubled), outOfOrder, peakHeap, perAnswer(cpu, answered.size()),
+                perAnswer(jit, answered.size()));
+    }
+
+    /** Milliseconds of CPU per answer; NaN where the CPU is not known or nothing was answered. */
+    private static double perAnswer(OptionalLong nanos, int answers) {
+        return nanos.isPresent() && answers > 0 ? nanos.getAsLong() / 1e6 / answers : Double.NaN;
     }
 
     /**
