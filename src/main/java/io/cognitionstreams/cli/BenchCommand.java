@@ -401,7 +401,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** One offered rate measured both ways; {@code warmup} marks a warm-up that could not drain. */
-    private record Row(String mode, EndToEndBench.Step pipeline, EndToEndBench.Step raw, boolean warmup) {
+    record Row(String mode, EndToEndBench.Step pipeline, EndToEndBench.Step raw, boolean warmup) {
         boolean complete() {
             return pipeline.answered() == pipeline.sent() && raw.answered() == raw.sent() && pipeline.doubled().isEmpty()
                     && raw.doubled().isEmpty() && pipeline.outOfOrder() == 0;
@@ -550,6 +550,7 @@ final class BenchCommand implements Callable<Integer> {
         if (modes()) {
             printCost(out, rows);
         }
+        printWarming(out, rows);
         Row last = rows.get(rows.size() - 1);
         if (!rows.stream().allMatch(Row::complete)) {
             out.printf("open: requests not answered %d s after the step's last send; the pipeline cannot sustain "
@@ -622,6 +623,31 @@ final class BenchCommand implements Callable<Integer> {
     private static double change(EndToEndBench.Step baseline, EndToEndBench.Step other) {
         return 100 * (other.perSecond() - baseline.perSecond()) / baseline.perSecond();
     }
+
+    /**
+     * Says so when the JIT took a share of a measured step's CPU that moves its figures: on two cores C2 compiles for
+     * minutes, and the step measured first pays for the most of it.
+     */
+    private void printWarming(PrintWriter out, List<Row> rows) {
+        List<String> warming = warming(rows, modes());
+        if (!warming.isEmpty()) {
+            out.printf("still warming up: the JIT compiled for a share of the pipeline's CPU in %s; those figures "
+                    + "read high (a warm JVM no longer spends it): a longer --warmup than %d s measures one%n",
+                    String.join(", ", warming), warmup.toSeconds());
+        }
+    }
+
+    /** The measured steps whose pipeline spent more than {@link #WARMING_SHARE} of its CPU compiling, with the share. */
+    static List<String> warming(List<Row> rows, boolean modes) {
+        return rows.stream().filter(row -> !row.warmup())
+                .filter(row -> row.pipeline().jitPerRequest() > WARMING_SHARE * row.pipeline().cpuPerRequest())
+                .map(row -> String.format("%d/s%s %.0f %%", row.pipeline().offeredRate(), modes ? " " + row.mode() : "",
+                        100 * row.pipeline().jitPerRequest() / row.pipeline().cpuPerRequest()))
+                .toList();
+    }
+
+    /** The JIT's share of a step's CPU above which its figures are a warming JVM's rather than a warm one's. */
+    static final double WARMING_SHARE = 0.05;
 
     /** A step's CPU per answer without what the JIT compiled in it: what the workload costs a warm JVM. */
     private static double warm(EndToEndBench.Step step) {

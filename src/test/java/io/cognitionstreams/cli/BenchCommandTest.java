@@ -1,0 +1,41 @@
+package io.cognitionstreams.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.cognitionstreams.load.EndToEndBench;
+import io.cognitionstreams.load.Latencies;
+
+class BenchCommandTest {
+
+    @Test
+    void namesTheMeasuredStepsWhoseCpuWentToTheJitBeyondTheShare() {
+        List<BenchCommand.Row> rows = List.of(
+                row("NO_MEMORY", 1000, 1.91, 0.37, false), // 19 %: warming
+                row("FULL", 1000, 1.87, 0.13, false), // 7 %: warming
+                row("NO_MEMORY", 2000, 1.33, 0.03, false), // 2 %: warm
+                row("FULL", 2000, 2.00, 0.09, false), // 4.5 %: warm
+                row("FULL", 500, 3.00, 1.50, true)); // a warm-up that fell behind is not a measured step
+
+        assertThat(BenchCommand.warming(rows, true)).containsExactly("1000/s NO_MEMORY 19 %", "1000/s FULL 7 %");
+        assertThat(BenchCommand.warming(rows, false)).containsExactly("1000/s 19 %", "1000/s 7 %");
+    }
+
+    /** Where the JVM or /proc does not tell, there is nothing to say. */
+    @Test
+    void saysNothingWithoutTheJitsFigure() {
+        assertThat(BenchCommand.warming(List.of(row("FULL", 1000, Double.NaN, Double.NaN, false),
+                row("FULL", 2000, 1.5, Double.NaN, false)), false)).isEmpty();
+    }
+
+    private static BenchCommand.Row row(String mode, int rate, double cpu, double jit, boolean warmup) {
+        EndToEndBench.Step pipeline = new EndToEndBench.Step(rate, 100, 100, rate, new Latencies.Summary(100, 1, 2,
+                3, 4), List.of(), 0, 0, cpu, jit);
+        EndToEndBench.Step raw = new EndToEndBench.Step(rate, 100, 100, rate, new Latencies.Summary(100, 1, 2, 3,
+                4), List.of(), 0, 0, 0.3, 0.0);
+        return new BenchCommand.Row(mode, pipeline, raw, warmup);
+    }
+}
