@@ -624,6 +624,9 @@ final class BenchCommand implements Callable<Integer> {
         return 100 * (other.perSecond() - baseline.perSecond()) / baseline.perSecond();
     }
 
+    /** The JIT's share of a step's CPU above which its figures are a warming JVM's rather than a warm one's. */
+    static final double WARMING_SHARE = 0.05;
+
     /**
      * Says so when the JIT took a share of a measured step's CPU that moves its figures: on two cores C2 compiles for
      * minutes, and the step measured first pays for the most of it.
@@ -637,17 +640,15 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** The measured steps whose pipeline spent more than {@link #WARMING_SHARE} of its CPU compiling, with the share. */
+    /** The measured steps whose pipeline spent more than {@link #WARMING_SHARE} of its CPU compiling, and how much. */
     static List<String> warming(List<Row> rows, boolean modes) {
         return rows.stream().filter(row -> !row.warmup())
                 .filter(row -> row.pipeline().jitPerRequest() > WARMING_SHARE * row.pipeline().cpuPerRequest())
-                .map(row -> String.format("%d/s%s %.0f %%", row.pipeline().offeredRate(), modes ? " " + row.mode() : "",
+                .map(row -> String.format("%d/s%s %.0f %%", row.pipeline().offeredRate(),
+                        modes ? " " + row.mode() : "",
                         100 * row.pipeline().jitPerRequest() / row.pipeline().cpuPerRequest()))
                 .toList();
     }
-
-    /** The JIT's share of a step's CPU above which its figures are a warming JVM's rather than a warm one's. */
-    static final double WARMING_SHARE = 0.05;
 
     /** A step's CPU per answer without what the JIT compiled in it: what the workload costs a warm JVM. */
     private static double warm(EndToEndBench.Step step) {

@@ -51,7 +51,7 @@ public final class ProcessCpu {
                         ticks.put(task.getFileName().toString(),
                                 ticks(Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII)));
                     }
-                } catch (IOException | RuntimeException gone) {
+                } catch (IOException gone) {
                     // The thread ended between the listing and the read: nothing left to count.
                 }
             }
@@ -70,7 +70,9 @@ public final class ProcessCpu {
         public long nanosSince(Compilers earlier) {
             long used = 0;
             for (Map.Entry<String, Long> thread : ticks.entrySet()) {
-                used += thread.getValue() - earlier.ticks.getOrDefault(thread.getKey(), 0L);
+                long before = earlier.ticks.getOrDefault(thread.getKey(), 0L);
+                // Less than before: Linux gave a new thread the id of one that ended, and all of its time is new.
+                used += thread.getValue() >= before ? thread.getValue() - before : thread.getValue();
             }
             return used * (1_000_000_000L / TICKS_PER_SECOND);
         }

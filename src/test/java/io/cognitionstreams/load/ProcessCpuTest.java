@@ -37,6 +37,14 @@ class ProcessCpuTest {
         assertThat(after.nanosSince(before)).isEqualTo((150L + 25L) * 10_000_000L);
     }
 
+    /** An id Linux handed to a new compiler thread after the one that had it ended: all the new one's time counts. */
+    @Test
+    void countsAReusedThreadIdFromNothing() {
+        ProcessCpu.Compilers before = new ProcessCpu.Compilers(Map.of("11", 500L));
+
+        assertThat(new ProcessCpu.Compilers(Map.of("11", 30L)).nanosSince(before)).isEqualTo(30L * 10_000_000L);
+    }
+
     /** This JVM compiles on threads of its own: their CPU only grows, in whole 10 ms ticks. */
     @Test
     void readsThisJvmsCompilerThreadsFromProc() {
