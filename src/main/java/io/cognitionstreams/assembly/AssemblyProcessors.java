@@ -20,7 +20,6 @@ import org.slf4j.LoggerFactory;
 import io.cognitionstreams.deadletter.DeadLetters;
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.EmbeddingModel;
-import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.CognitionRequest;
@@ -231,8 +230,8 @@ final class AssemblyProcessors {
                 long until = lookup.getWrittenUntil() == null ? Long.MAX_VALUE
                         : lookup.getWrittenUntil().toEpochMilli();
                 if (episodic.holdsAny(lookup.getScope(), until)) {
-                    found = episodic.search(lookup.getScope(), Vectors.fromBytes(lookup.getQuery()), lookup.getK(),
-                            until).stream().map(MemoryIndex.Hit::text).toList();
+                    found = episodic.search(lookup.getScope(), EpisodicMemory.queryOf(lookup), lookup.getK(), until)
+                            .stream().map(MemoryIndex.Hit::text).toList();
                 }
             } catch (RuntimeException e) {
                 failed.warn(lookup.getSessionId() + " #" + lookup.getSequence() + " in " + lookup.getScope() + ": "

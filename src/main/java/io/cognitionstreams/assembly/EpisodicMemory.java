@@ -1,6 +1,5 @@
 package io.cognitionstreams.assembly;
 
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,8 +10,10 @@ import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.embeddings.Vectors;
+import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.governance.MemoryScopes;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.MemoryLookup;
 import io.cognitionstreams.schema.RoutedBlock;
 
 /**
@@ -90,7 +91,8 @@ public final class EpisodicMemory {
     public AssemblyInput.MemorySearch in(String scope, Optional<Instant> asOf) {
         long writtenUntil = until(asOf);
         return (query, k) -> k <= 0 || !holdsAny(scope, writtenUntil) ? List.of()
-                : search(scope, embed(query), k, writtenUntil).stream().map(MemoryIndex.Hit::text).toList();
+                : search(scope, Vectors.int8RoundTrip(embed(query)), k, writtenUntil).stream()
+                        .map(MemoryIndex.Hit::text).toList();
     }
 
     /** Whether {@code scope} holds a memory written at or before {@code writtenUntil}: whether a search may hit. */
@@ -101,7 +103,16 @@ public final class EpisodicMemory {
     /** The {@code k} memories of {@code scope} most similar to {@code unitQuery}, most similar first. */
     public List<MemoryIndex.Hit> search(String scope, float[] unitQuery, int k, long writtenUntil) {
         return shelf(scope).nearest(unitQuery, k, MIN_SIMILARITY, writtenUntil, MemoryIndex.APPROXIMATE_ABOVE,
-                MemoryIndex.CANDIDATES, id -> entries.get(scope, id).map(EpisodicMemory::vector).orElse(null));
+                MemoryIndex.CANDIDATES, id -> entries.get(scope, id).map(MemoryEntries::vector).orElse(null));
+    }
+
+    /**
+     * The prompt a lookup searches with, as a turn whose scope is held where it arrives searches ({@link #in}): in 8
+     * bits, also when a lookup written before query_int8 carries it as floats.
+     */
+    static float[] queryOf(MemoryLookup lookup) {
+        return lookup.getQueryInt8() != null ? Vectors.fromInt8(lookup.getQueryInt8())
+                : Vectors.int8RoundTrip(Vectors.fromBytes(lookup.getQuery()));
     }
 
     /** {@code text}'s unit vector, in the running model. */
@@ -116,11 +127,13 @@ public final class EpisodicMemory {
      */
     public List<Forgotten> keep(MemoryEntry entry, MemoryRetention retention, Instant now) {
         String scope = scopeOf(entry);
-        float[] vector = model.name().equals(entry.getEmbeddingModel()) ? Vectors.unit(vector(entry))
+        float[] vector = model.name().equals(entry.getEmbeddingModel()) ? Vectors.unit(MemoryEntries.vector(entry))
                 : embed(entry.getText());
         Shelf shelf = shelf(scope);
-        entries.put(scope, inModel(entry, vector));
-        shelf.put(entry.getBlockId(), entry.getText(), writtenAt(entry).toEpochMilli(), vector);
+        MemoryEntry kept = inModel(entry, vector);
+        entries.put(scope, kept);
+        // As kept, in 8 bits: the shelf's exact vectors are read back from the store, and must be these.
+        shelf.put(entry.getBlockId(), entry.getText(), writtenAt(entry).toEpochMilli(), MemoryEntries.vector(kept));
         List<Forgotten> over = new ArrayList<>();
         for (String id : retention.over(shelf, now)) {
             forget(scope, id);
@@ -173,16 +186,18 @@ public final class EpisodicMemory {
             List<MemoryEntry> foreign = new ArrayList<>();
             entries.forEach(scope, entry -> {
                 if (model.name().equals(entry.getEmbeddingModel())) {
-                    loaded.put(entry.getBlockId(), entry.getText(), writtenAt(entry).toEpochMilli(), vector(entry));
+                    loaded.put(entry.getBlockId(), entry.getText(), writtenAt(entry).toEpochMilli(),
+                            MemoryEntries.vector(entry));
                 } else {
                     foreign.add(entry);
                 }
             });
             // Kept by a run with the other model: embedded again, and stored so, once.
             for (MemoryEntry entry : foreign) {
-                float[] vector = embed(entry.getText());
-                entries.put(scope, inModel(entry, vector));
-                loaded.put(entry.getBlockId(), entry.getText(), writtenAt(entry).toEpochMilli(), vector);
+                MemoryEntry kept = inModel(entry, embed(entry.getText()));
+                entries.put(scope, kept);
+                loaded.put(entry.getBlockId(), entry.getText(), writtenAt(entry).toEpochMilli(),
+                        MemoryEntries.vector(kept));
             }
             shelves.put(task, scope, loaded);
             shelf = loaded;
@@ -191,8 +206,8 @@ public final class EpisodicMemory {
     }
 
     private MemoryEntry inModel(MemoryEntry entry, float[] unitVector) {
-        return MemoryEntry.newBuilder(entry).setEmbeddingModel(model.name()).setEmbedding(List.of())
-                .setVector(Vectors.toBytes(unitVector)).build();
+        return MemoryEntry.newBuilder(entry).setEmbeddingModel(model.name()).setEmbedding(List.of()).setVector(null)
+                .setVectorInt8(Vectors.toInt8(unitVector)).build();
     }
 
     private static long until(Optional<Instant> asOf) {
@@ -220,7 +235,7 @@ public final class EpisodicMemory {
                 .setMarker(block.getMarker())
                 .setText(block.getText())
                 .setEmbeddingModel(model)
-                .setVector(Vectors.toBytes(unitVector))
+                .setVectorInt8(Vectors.toInt8(unitVector))
                 .setTimestamp(block.getTimestamp())
                 .setTimeTravel(block.getTimeTravel())
                 .setParentId(block.getParentId())
@@ -252,24 +267,10 @@ public final class EpisodicMemory {
      * again from its text: how `cognition memory search` searches as the app does.
      */
     public static void index(MemoryIndex index, String key, MemoryEntry entry, EmbeddingModel model) {
-        float[] vector = model.name().equals(entry.getEmbeddingModel()) ? vector(entry)
+        float[] vector = model.name().equals(entry.getEmbeddingModel()) ? MemoryEntries.vector(entry)
                 : model.embedder().embed(List.of(entry.getText())).get(0);
         // Normalized again: an entry written by another producer need not be unit length.
         index.put(key, scopeOf(entry), entry.getText(), writtenAt(entry).toEpochMilli(), Vectors.unit(vector));
-    }
-
-    /** The entry's vector: its bytes, or the floats of an entry written before them. */
-    public static float[] vector(MemoryEntry entry) {
-        ByteBuffer bytes = entry.getVector();
-        if (bytes != null) {
-            return Vectors.fromBytes(bytes);
-        }
-        List<Float> floats = entry.getEmbedding();
-        float[] vector = new float[floats.size()];
-        for (int i = 0; i < vector.length; i++) {
-            vector[i] = floats.get(i);
-        }
-        return vector;
     }
 
     /** The scope an entry belongs to; an entry from before scopes, its session's own. */

@@ -1,5 +1,6 @@
 package io.cognitionstreams.assembly;
 
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -215,8 +216,8 @@ public final class SessionAssembly {
             return new Arrival(false, Optional.empty());
         }
         return new Arrival(false, Optional.of(MemoryLookup.newBuilder().setSessionId(session).setSequence(sequence)
-                .setScope(scope).setQuery(Vectors.toBytes(Vectors.unit(memoryModel.embedder()
-                        .embed(List.of(valid.getUserPrompt())).get(0))))
+                .setScope(scope).setQuery(ByteBuffer.allocate(0)).setQueryInt8(Vectors.toInt8(Vectors.unit(
+                        memoryModel.embedder().embed(List.of(valid.getUserPrompt())).get(0))))
                 .setEmbeddingModel(memoryModel.name()).setK(ContextLayers.MEMORY_TOP_K)
                 .setWrittenUntil(valid.getMemoryAsOf()).build()));
     }

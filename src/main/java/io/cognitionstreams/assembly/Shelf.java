@@ -11,6 +11,8 @@ import java.util.NavigableSet;
 import java.util.PriorityQueue;
 import java.util.TreeSet;
 
+import io.cognitionstreams.embeddings.Vectors;
+
 /**
  * One memory scope's memories, ready to search. Each distinct text is one slot (an agent that verifies "tests passed" a
  * thousand times has one memory of it, searched once and returned once), held compactly: its vector as 8-bit
@@ -346,18 +348,12 @@ final class Shelf {
         }
     }
 
-    /** Each dimension as a multiple of the vector's largest magnitude / 127, and the length of what that loses. */
+    /** The vector in 8 bits ({@link Vectors#quantize}), and the length of what that loses. */
     private void quantize(float[] vector, int slot) {
-        float largest = 0;
-        for (float value : vector) {
-            largest = Math.max(largest, Math.abs(value));
-        }
-        float scale = largest == 0 ? 1 : largest / 127;
-        double lost = 0;
         int at = slot * dimension;
+        float scale = Vectors.quantize(vector, quantized, at);
+        double lost = 0;
         for (int d = 0; d < dimension; d++) {
-            int level = Math.round(vector[d] / scale);
-            quantized[at + d] = (byte) Math.max(-127, Math.min(127, level));
             double error = vector[d] - (double) scale * quantized[at + d];
             lost += error * error;
         }

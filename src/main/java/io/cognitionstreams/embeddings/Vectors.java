@@ -25,15 +25,67 @@ public final class Vectors {
         return unit;
     }
 
-    /** {@code vector} as 4-byte little-endian IEEE 754 floats: how vectors travel and are stored. */
-    public static ByteBuffer toBytes(float[] vector) {
-        ByteBuffer bytes = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        bytes.asFloatBuffer().put(vector);
-        return bytes;
+    /**
+     * {@code vector} in 8 bits, into {@code into} from {@code at}: each dimension as the nearest multiple of the
+     * vector's largest magnitude / 127. A unit vector's error is then a few thousandths in length.
+     *
+     * @return the multiple (1 for a zero vector), by which a byte gives back its dimension
+     */
+    public static float quantize(float[] vector, byte[] into, int at) {
+        float largest = 0;
+        for (float value : vector) {
+            largest = Math.max(largest, Math.abs(value));
+        }
+        float scale = largest == 0 ? 1 : largest / 127;
+        for (int d = 0; d < vector.length; d++) {
+            into[at + d] = (byte) Math.max(-127, Math.min(127, Math.round(vector[d] / scale)));
+        }
+        return scale;
     }
 
     /**
-     * The floats of {@code bytes} (from its position, which is left as it was).
+     * {@code vector} as episodic memory keeps and sends it: its {@link #quantize scale} as a 4-byte little-endian
+     * float, then one signed byte a dimension. A quarter of the floats' bytes, which every entry pays on
+     * cognition.memory, again in its store's changelog, and each prompt in the lookup of a shared scope.
+     */
+    public static ByteBuffer toInt8(float[] vector) {
+        byte[] bytes = new byte[Float.BYTES + vector.length];
+        float scale = quantize(vector, bytes, Float.BYTES);
+        ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        buffer.putFloat(0, scale);
+        return buffer;
+    }
+
+    /**
+     * The floats of {@link #toInt8}'s form (from {@code bytes}' position, which is left as it was).
+     *
+     * @throws IllegalArgumentException it has no scale, or a scale that is not a positive finite number
+     */
+    public static float[] fromInt8(ByteBuffer bytes) {
+        ByteBuffer in = bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (in.remaining() < Float.BYTES) {
+            throw new IllegalArgumentException(in.remaining() + " bytes hold no scale: an 8-bit vector starts with "
+                    + "its 4-byte scale");
+        }
+        float scale = in.getFloat();
+        if (!(scale > 0) || !Float.isFinite(scale)) {
+            throw new IllegalArgumentException("the 8-bit vector's scale is " + scale + ", not a positive number");
+        }
+        float[] vector = new float[in.remaining()];
+        for (int d = 0; d < vector.length; d++) {
+            vector[d] = in.get() * scale;
+        }
+        return vector;
+    }
+
+    /** What {@code vector} reads as once sent as {@link #toInt8}: how a prompt searches memory kept so. */
+    public static float[] int8RoundTrip(float[] vector) {
+        return fromInt8(toInt8(vector));
+    }
+
+    /**
+     * The floats of {@code bytes} (from its position, which is left as it was): 4-byte little-endian IEEE 754, as
+     * memory vectors were sent before {@link #toInt8}.
      *
      * @throws IllegalArgumentException its length is not a whole number of floats
      */

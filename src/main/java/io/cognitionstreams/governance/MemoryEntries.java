@@ -40,11 +40,12 @@ public final class MemoryEntries {
             return Optional.of("embedded with " + entry.getEmbeddingModel() + ", memory is embedded with one of "
                     + MODELS.stream().sorted().toList());
         }
-        if (entry.getVector() != null && entry.getVector().remaining() % Float.BYTES != 0) {
-            return Optional.of("the vector's " + entry.getVector().remaining() + " bytes are not a whole number of "
-                    + "4-byte floats");
+        float[] vector;
+        try {
+            vector = vector(entry);
+        } catch (IllegalArgumentException e) {
+            return Optional.of("the vector cannot be read: " + e.getMessage());
         }
-        float[] vector = entry.getVector() != null ? Vectors.fromBytes(entry.getVector()) : floats(entry);
         if (vector.length != DIMENSION) {
             return Optional.of(vector.length + " dimensions, " + entry.getEmbeddingModel() + " vectors have "
                     + DIMENSION);
@@ -57,7 +58,19 @@ public final class MemoryEntries {
         return Optional.empty();
     }
 
-    private static float[] floats(MemoryEntry entry) {
+    /**
+     * The entry's vector as written: its 8-bit form, or the floats of an entry written before that (bytes, or before
+     * those an array).
+     *
+     * @throws IllegalArgumentException the bytes it is in are malformed
+     */
+    public static float[] vector(MemoryEntry entry) {
+        if (entry.getVectorInt8() != null) {
+            return Vectors.fromInt8(entry.getVectorInt8());
+        }
+        if (entry.getVector() != null) {
+            return Vectors.fromBytes(entry.getVector());
+        }
         float[] vector = new float[entry.getEmbedding().size()];
         for (int i = 0; i < vector.length; i++) {
             vector[i] = entry.getEmbedding().get(i);

@@ -2,6 +2,8 @@ package io.cognitionstreams.assembly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,9 +15,11 @@ import org.junit.jupiter.api.Test;
 import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
 import io.cognitionstreams.embeddings.StaticEmbedder;
+import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
+import io.cognitionstreams.schema.MemoryLookup;
 import io.cognitionstreams.schema.RoutedBlock;
 
 class EpisodicMemoryTest {
@@ -35,7 +39,7 @@ class EpisodicMemoryTest {
         MemoryEntry entry = EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE, fake);
 
         assertThat(entry.getEmbeddingModel()).isEqualTo(StaticEmbedder.MODEL);
-        assertThat(EpisodicMemory.vector(entry)).hasSize(384).startsWith(1f, 0f);
+        assertThat(MemoryEntries.vector(entry)).hasSize(384).startsWith(1f, 0f);
         assertThat(entry.getEmbedding()).isEmpty();
         assertThat(MemoryEntries.refuse("b1", entry)).isEmpty();
     }
@@ -80,7 +84,7 @@ class EpisodicMemoryTest {
         MemoryEntry kept = store.entries.firstEntry().getValue();
         assertThat(kept.getEmbeddingModel()).isEqualTo(StaticEmbedder.MODEL);
         assertThat(kept.getEmbedding()).as("the vector is in bytes, not floats").isEmpty();
-        assertThat(EpisodicMemory.vector(kept)).startsWith(1f, 0f);
+        assertThat(MemoryEntries.vector(kept)).startsWith(1f, 0f);
         assertThat(memory.in("ops", Optional.empty()).similar("how long does a backup take?", 3))
                 .containsExactly("VERIFY: the backup restored.");
         assertThat(memory.in("ops", Optional.of(SOURCE.writtenAt().minusSeconds(1))).similar("a backup?", 3))
@@ -125,6 +129,48 @@ class EpisodicMemoryTest {
     }
 
     @Test
+    void aTurnRecallsTheSameWhereItsScopeIsHeldAndALookupAwayAndEntriesOfEveryFormAreRead() {
+        EmbeddingModel table = EmbeddingModel.of(StaticEmbedder.cachedIn(StaticEmbedder.defaultCache()));
+        EpisodicMemory memory = new EpisodicMemory(table, new MemoryShelves(1 << 20, Duration.ofHours(1)), "0_0",
+                new MapEntries());
+        List<String> texts = List.of("VERIFY: the database backup restored in four minutes.",
+                "VERIFY: the nightly database backup took an hour.",
+                "THOUGHT_SEED: try a canary deploy for the payment service.",
+                "THOUGHT_SEED: Alice prefers short answers with the command first.");
+        for (int i = 0; i < texts.size(); i++) {
+            MemoryEntry entry = EpisodicMemory.remember(block("b" + i, texts.get(i)), SOURCE, table);
+            float[] vector = MemoryEntries.vector(entry);
+            List<Float> floats = new ArrayList<>();
+            for (float value : vector) {
+                floats.add(value);
+            }
+            // As entries of earlier versions carry it: floats in bytes, and before those an array.
+            MemoryEntry written = switch (i) {
+                case 1 -> MemoryEntry.newBuilder(entry).setVectorInt8(null).setVector(floatBytes(vector)).build();
+                case 2 -> MemoryEntry.newBuilder(entry).setVectorInt8(null).setEmbedding(floats).build();
+                default -> entry;
+            };
+            memory.keep(written, MemoryRetention.defaults(), SOURCE.writtenAt());
+        }
+        String prompt = "How long does restoring the database backup take?";
+        float[] unit = memory.embed(prompt);
+        MemoryLookup.Builder lookup = MemoryLookup.newBuilder().setSessionId("s").setSequence(0).setScope("ops")
+                .setEmbeddingModel(table.name()).setK(3);
+
+        List<String> here = memory.in("ops", Optional.empty()).similar(prompt, 3);
+
+        assertThat(here).hasSize(3).startsWith(texts.get(0));
+        for (MemoryLookup sent : List.of(
+                lookup.setQuery(ByteBuffer.allocate(0)).setQueryInt8(Vectors.toInt8(unit)).build(),
+                lookup.setQuery(floatBytes(unit)).setQueryInt8(null).build())) {
+            assertThat(memory.search("ops", EpisodicMemory.queryOf(sent), 3, Long.MAX_VALUE))
+                    .extracting(MemoryIndex.Hit::text).as("a lookup away, with its prompt as %s",
+                            sent.getQueryInt8() != null ? "8 bits" : "floats of an earlier version")
+                    .containsExactlyElementsOf(here);
+        }
+    }
+
+    @Test
     void governanceKeepsEntriesOfEitherModelAndRefusesAnyOther() {
         MemoryEntry entry = EpisodicMemory.remember(block("b1", "VERIFY: the backup restored."), SOURCE, fake);
 
@@ -139,6 +185,12 @@ class EpisodicMemoryTest {
         return RoutedBlock.newBuilder().setBlockId(id).setOutputId("o").setPacketId("p").setRequestId("r")
                 .setSessionId("s").setMarker(Marker.VERIFY).setSequence(0).setBlockCount(1).setChannel("memory")
                 .setText(text).setTimestamp(SOURCE.writtenAt()).setMemoryScope("ops").build();
+    }
+
+    private static ByteBuffer floatBytes(float[] vector) {
+        ByteBuffer bytes = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.asFloatBuffer().put(vector);
+        return bytes;
     }
 
     private static float[] axis(int axis) {

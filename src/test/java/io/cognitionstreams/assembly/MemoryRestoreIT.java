@@ -22,6 +22,7 @@ import io.cognitionstreams.app.TopicProvisioner;
 import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.MiniLmEmbedder;
+import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.schema.CognitionPacket;
 import io.cognitionstreams.schema.Marker;
 import io.cognitionstreams.schema.MemoryEntry;
@@ -60,7 +61,7 @@ class MemoryRestoreIT {
         MemoryEntry entry = EpisodicMemory.remember(block, new EpisodicMemory.Source(
                 Topics.channelTopic(Channel.MEMORY), 0, 0, Instant.now()), EmbeddingModel.miniLm(MiniLmEmbedder.shared()));
         List<Float> floats = new ArrayList<>();
-        for (float value : EpisodicMemory.vector(entry)) {
+        for (float value : MemoryEntries.vector(entry)) {
             floats.add(value);
         }
         try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
@@ -74,7 +75,7 @@ class MemoryRestoreIT {
                 .setName("mcp__" + server + "__restore").setServer(server).setTool("restore")
                 .setDescription("Restores an archive").setExecutor("it").setTimestamp(Instant.now()).build());
         // Keyed and so partitioned by block id, as the app wrote it then.
-        Kafka.send(bootstrap, topics.memory, block.getBlockId(), MemoryEntry.newBuilder(entry).setVector(null)
+        Kafka.send(bootstrap, topics.memory, block.getBlockId(), MemoryEntry.newBuilder(entry).setVectorInt8(null)
                 .setEmbedding(floats).build());
 
         try (CognitionRuntime runtime = CognitionRuntime.start(Settings.local(bootstrap, "it-memory-" + run,

@@ -77,7 +77,7 @@ class MemoryRetentionTest {
         String text = id.substring(id.indexOf('-') + 1);
         return MemoryEntry.newBuilder().setBlockId(id).setSessionId("s").setMarker(Marker.VERIFY)
                 .setText(id.startsWith("b") ? "lesson " + id : text).setEmbeddingModel(StaticEmbedder.MODEL)
-                .setVector(Vectors.toBytes(axis())).setTimestamp(writtenAt).setWrittenAt(writtenAt).setScope(scope)
+                .setVectorInt8(Vectors.toInt8(axis())).setTimestamp(writtenAt).setWrittenAt(writtenAt).setScope(scope)
                 .build();
     }
 

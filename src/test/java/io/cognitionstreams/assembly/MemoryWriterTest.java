@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import io.cognitionstreams.embeddings.EmbeddingModel;
 import io.cognitionstreams.embeddings.StaticEmbedder;
+import io.cognitionstreams.governance.MemoryEntries;
 import io.cognitionstreams.schema.DeadLetter;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.MemoryEntry;
@@ -71,8 +72,10 @@ class MemoryWriterTest {
                 20_000L);
         assertThat(entries.get(0).getRequestId()).isEqualTo("r-early");
         assertThat(entries.get(0).getEmbedding()).as("the vector travels as bytes").isEmpty();
-        assertThat(EpisodicMemory.vector(entries.get(0))).hasSize(384);
-        assertThat(entries.get(0).getVector().remaining()).isEqualTo(384 * Float.BYTES);
+        assertThat(MemoryEntries.vector(entries.get(0))).hasSize(384);
+        assertThat(entries.get(0).getVectorInt8().remaining()).as("a scale, then a byte a dimension")
+                .isEqualTo(Float.BYTES + 384);
+        assertThat(entries.get(0).getVector()).as("no floats beside it").isNull();
     }
 
     @Test

@@ -71,7 +71,8 @@ class WaitingTurnsTest {
         assertThat(first.getScope()).isEqualTo(FAR);
         assertThat(second.getScope()).as("the scope of the turn before, which it will be assembled in").isEqualTo(FAR);
         assertThat(List.of(first.getSequence(), second.getSequence())).containsExactly(0L, 1L);
-        assertThat(first.getQuery().remaining()).isEqualTo(384 * Float.BYTES);
+        assertThat(first.getQueryInt8().remaining()).isEqualTo(Float.BYTES + 384);
+        assertThat(first.getQuery().remaining()).as("the floats are not sent beside it").isZero();
         assertThat(third.now()).as("its scope is held here, but turns before it wait").isFalse();
         assertThat(third.lookup()).isEmpty();
 

@@ -22,7 +22,8 @@ import io.cognitionstreams.embeddings.Vectors;
  * afford (its own MiniLM vector is the cost being avoided). Besides strict recall@3, a hit within 0.02 or 0.05 of
  * the exact third-best MiniLM cosine is counted as as-good-as, since a templated corpus has many near-ties. Last,
  * the recall@3 of {@link MemoryIndex}'s binary shortlist (what it does past 20,000 memories) against its exact scan,
- * with MiniLM vectors at the corpus size and with static vectors at 100,000.
+ * with MiniLM vectors at the corpus size and with static vectors at 100,000; and what keeping memories and sending
+ * prompts in 8 bits ({@link Vectors#toInt8}, as the app does) costs against the exact floats.
  */
 public final class MemoryQualityBench {
 
@@ -93,6 +94,24 @@ public final class MemoryQualityBench {
         // The index's binary shortlist, forced on at this size, against its exact scan of the same vectors.
         System.out.printf("MiniLM, binary shortlist of %d at %,d memories: recall@3 %.3f%n", MemoryIndex.CANDIDATES,
                 memoryCount, shortlistRecall(exactIndex, exactMemories, exactQueries, memories));
+        // Memories and prompts as the app keeps and sends them, in 8 bits, against the exact floats.
+        MemoryIndex eightBits = index(memories, int8(exactMemories));
+        Tally kept = new Tally();
+        for (int q = 0; q < queryCount; q++) {
+            kept.add(texts(eightBits.nearest(SCOPE, Vectors.int8RoundTrip(exactQueries[q]), 3, -1, Long.MAX_VALUE)),
+                    exactIndex.nearest(SCOPE, exactQueries[q], 3, -1, Long.MAX_VALUE), exactQueries[q], slots,
+                    exactMemories);
+        }
+        System.out.println("| path | recall@3 | within 0.02 | within 0.05 | exact best in top 3 | MiniLM cosine kept |");
+        kept.print("MiniLM in 8 bits, memories and prompts", queryCount);
+        MemoryIndex staticEightBits = index(memories, int8(fastMemories));
+        double staticKept = 0;
+        for (float[] query : fastQueries) {
+            staticKept += overlap(texts(staticEightBits.nearest(SCOPE, Vectors.int8RoundTrip(query), 3, -1,
+                    Long.MAX_VALUE)), fastIndex.nearest(SCOPE, query, 3, -1, Long.MAX_VALUE));
+        }
+        System.out.printf("static in 8 bits against static floats at %,d memories: recall@3 %.3f%n", memoryCount,
+                staticKept / queryCount);
         List<String> many = AgentMemoryCorpus.memories(seed, 100_000);
         float[][] manyVectors = staticVectors(fast, many);
         System.out.printf("static, binary shortlist of %d at %,d memories: recall@3 %.3f%n", MemoryIndex.CANDIDATES,
@@ -111,6 +130,14 @@ public final class MemoryQualityBench {
                     exact.nearest(SCOPE, query, 3, -1, Long.MAX_VALUE));
         }
         return recall / queries.length;
+    }
+
+    private static float[][] int8(float[][] vectors) {
+        float[][] kept = new float[vectors.length][];
+        for (int i = 0; i < vectors.length; i++) {
+            kept[i] = Vectors.int8RoundTrip(vectors[i]);
+        }
+        return kept;
     }
 
     /** Per query: overlap with the truth, and how good the chosen memories are by MiniLM's own cosine. */

@@ -3,6 +3,7 @@ package io.cognitionstreams.governance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.PublicKey;
@@ -104,6 +105,8 @@ class GovernanceTopologyTest {
         memory.pipeInput("b1", entry("b1", 383));
         memory.pipeInput("b2", entry("b1", 384));
         memory.pipeInput("b3", MemoryEntry.newBuilder(entry("b3", 384)).setScope("\t").build());
+        memory.pipeInput("b5", MemoryEntry.newBuilder(entry("b5", 0))
+                .setVectorInt8(ByteBuffer.wrap(new byte[] {0, 0, (byte) 0xc0, 0x7f, 1, 2})).build());
         memory.pipeInput("b4", null);
         identity.pipeInput(IdentityGovernance.KEY, null);
         skills.pipeInput("git", skill("git", "1.2.0"));
@@ -122,6 +125,8 @@ class GovernanceTopologyTest {
                                 "memory entry of block b1 is keyed b2; cognition.memory is keyed by block id"),
                         tuple(ErrorKind.VALIDATION, Topics.COGNITION_MEMORY,
                                 "memory entry of block b3: memory scope is empty"),
+                        tuple(ErrorKind.VALIDATION, Topics.COGNITION_MEMORY,
+                                "the vector cannot be read: the 8-bit vector's scale is NaN, not a positive number"),
                         tuple(ErrorKind.VALIDATION, Topics.COGNITION_IDENTITY,
                                 "identity cannot be deleted: only a new version authored by azrael (or azrael and "
                                         + "prime) changes it"));
