@@ -18,7 +18,8 @@ import io.cognitionstreams.embeddings.Vectors;
  * thousand times has one memory of it, searched once and returned once), held compactly: its vector as 8-bit
  * integers with a scale (a quarter of the floats' bytes) and the sign of each dimension as a binary code. The exact
  * vector stays outside the heap ({@link ExactVectors}: the state store in the app) and is read only for the few
- * memories whose compact score cannot settle the ranking.
+ * memories whose compact score cannot settle the ranking, and never for one the store keeps in 8 bits itself
+ * ({@link io.cognitionstreams.embeddings.Vectors#toInt8}), which the shelf holds exactly.
  *
  * <p>Search gives the same memories as an exact scan of the floats. Each compact score is within a known bound of the
  * exact one (the quantization residual's length, by Cauchy-Schwarz), so a memory whose best possible score is below
@@ -47,6 +48,8 @@ final class Shelf {
     private static final int ENTRY_BYTES = 160;
     /** Slack for the float arithmetic of the compact score and its bound. */
     private static final float ROUNDING = 1e-5f;
+    /** A quantization error no longer than this is float rounding: the vector was kept in 8 bits already. */
+    private static final float KEPT_IN_8_BITS = 1e-6f;
     private static final Comparator<MemoryIndex.Hit> WORST_FIRST = (a, b) -> a.similarity() != b.similarity()
             ? Float.compare(a.similarity(), b.similarity()) : b.text().compareTo(a.text());
 
@@ -224,7 +227,8 @@ final class Shelf {
                 continue;
             }
             int slot = shortlist == null ? i : shortlist[i];
-            float[] vector = exact.of(representatives[slot]);
+            // A vector kept in 8 bits is here as the store holds it: its compact score is its exact one.
+            float[] vector = residuals[slot] <= KEPT_IN_8_BITS ? null : exact.of(representatives[slot]);
             float score = vector != null && vector.length == dimension ? dot(unitQuery, vector)
                     : scales[slot] * dotQuantized(unitQuery, slot * dimension);
             if (score < minSimilarity) {

@@ -27,7 +27,8 @@ public final class Vectors {
 
     /**
      * {@code vector} in 8 bits, into {@code into} from {@code at}: each dimension as the nearest multiple of the
-     * vector's largest magnitude / 127. A unit vector's error is then a few thousandths in length.
+     * vector's largest magnitude / 127: a unit vector of 384 dimensions comes back within about a hundredth of its
+     * length, and its cosines within about a thousandth.
      *
      * @return the multiple (1 for a zero vector), by which a byte gives back its dimension
      */

@@ -131,8 +131,9 @@ class EpisodicMemoryTest {
     @Test
     void aTurnRecallsTheSameWhereItsScopeIsHeldAndALookupAwayAndEntriesOfEveryFormAreRead() {
         EmbeddingModel table = EmbeddingModel.of(StaticEmbedder.cachedIn(StaticEmbedder.defaultCache()));
+        MapEntries store = new MapEntries();
         EpisodicMemory memory = new EpisodicMemory(table, new MemoryShelves(1 << 20, Duration.ofHours(1)), "0_0",
-                new MapEntries());
+                store);
         List<String> texts = List.of("VERIFY: the database backup restored in four minutes.",
                 "VERIFY: the nightly database backup took an hour.",
                 "THOUGHT_SEED: try a canary deploy for the payment service.",
@@ -154,6 +155,7 @@ class EpisodicMemoryTest {
         }
         String prompt = "How long does restoring the database backup take?";
         float[] unit = memory.embed(prompt);
+        store.reads = 0;
         MemoryLookup.Builder lookup = MemoryLookup.newBuilder().setSessionId("s").setSequence(0).setScope("ops")
                 .setEmbeddingModel(table.name()).setK(3);
 
@@ -168,6 +170,26 @@ class EpisodicMemoryTest {
                             sent.getQueryInt8() != null ? "8 bits" : "floats of an earlier version")
                     .containsExactlyElementsOf(here);
         }
+        assertThat(store.reads).as("every memory is kept in 8 bits, as its shelf holds it: no exact vector is read")
+                .isZero();
+    }
+
+    @Test
+    void aStoreRestoredFromAnEarlierVersionsFloatsIsRankedByThem() {
+        MapEntries store = new MapEntries();
+        // Not multiples of a 127th of their largest value: 8 bits would lose something of them.
+        float[] first = Vectors.unit(new float[] {0.3f, 1});
+        float[] second = Vectors.unit(new float[] {1, 0.3f});
+        store.put("ops", MemoryEntry.newBuilder(EpisodicMemory.remember(block("b1", "VERIFY: one."), SOURCE, fake))
+                .setVectorInt8(null).setVector(floatBytes(pad(first))).build());
+        store.put("ops", MemoryEntry.newBuilder(EpisodicMemory.remember(block("b2", "VERIFY: two."), SOURCE, fake))
+                .setVectorInt8(null).setVector(floatBytes(pad(second))).build());
+        EpisodicMemory memory = new EpisodicMemory(fake, new MemoryShelves(1 << 20, Duration.ofHours(1)), "0_0",
+                store);
+
+        assertThat(memory.search("ops", pad(new float[] {0, 1}), 1, Long.MAX_VALUE)).extracting(MemoryIndex.Hit::text)
+                .containsExactly("VERIFY: one.");
+        assertThat(store.reads).as("their exact vectors were read").isPositive();
     }
 
     @Test
@@ -191,6 +213,12 @@ class EpisodicMemoryTest {
         ByteBuffer bytes = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         bytes.asFloatBuffer().put(vector);
         return bytes;
+    }
+
+    private static float[] pad(float[] head) {
+        float[] vector = new float[384];
+        System.arraycopy(head, 0, vector, 0, head.length);
+        return vector;
     }
 
     private static float[] axis(int axis) {
