@@ -24,6 +24,8 @@ import io.cognitionstreams.schema.RoutedBlock;
 
 class EpisodicMemoryTest {
 
+    private static final EmbeddingModel TABLE = EmbeddingModel.of(StaticEmbedder.cachedIn(
+            StaticEmbedder.defaultCache()));
     private static final EpisodicMemory.Source SOURCE = new EpisodicMemory.Source("channel.memory", 0, 7,
             Instant.parse("2026-11-26T10:00:00Z"));
 
@@ -111,15 +113,13 @@ class EpisodicMemoryTest {
 
     @Test
     void withTheStaticTableAPromptRecallsTheMemoryItAsksAbout() {
-        EmbeddingModel table = EmbeddingModel.of(StaticEmbedder.cachedIn(StaticEmbedder.defaultCache()));
         MapEntries store = new MapEntries();
-        EpisodicMemory memory = new EpisodicMemory(table, new MemoryShelves(1 << 20, Duration.ofHours(1)), "0_0",
-                store);
+        EpisodicMemory memory = withTheTable(store);
         List<String> texts = List.of("VERIFY: the database backup restored in four minutes.",
                 "THOUGHT_SEED: try a canary deploy for the payment service.",
                 "THOUGHT_SEED: Alice prefers short answers with the command first.");
         for (int i = 0; i < texts.size(); i++) {
-            MemoryEntry entry = EpisodicMemory.remember(block("b" + i, texts.get(i)), SOURCE, table);
+            MemoryEntry entry = EpisodicMemory.remember(block("b" + i, texts.get(i)), SOURCE, TABLE);
             assertThat(entry.getEmbeddingModel()).isEqualTo(StaticEmbedder.MODEL);
             memory.keep(entry, MemoryRetention.defaults(), SOURCE.writtenAt());
         }
@@ -130,16 +130,14 @@ class EpisodicMemoryTest {
 
     @Test
     void aTurnRecallsTheSameWhereItsScopeIsHeldAndALookupAwayAndEntriesOfEveryFormAreRead() {
-        EmbeddingModel table = EmbeddingModel.of(StaticEmbedder.cachedIn(StaticEmbedder.defaultCache()));
         MapEntries store = new MapEntries();
-        EpisodicMemory memory = new EpisodicMemory(table, new MemoryShelves(1 << 20, Duration.ofHours(1)), "0_0",
-                store);
+        EpisodicMemory memory = withTheTable(store);
         List<String> texts = List.of("VERIFY: the database backup restored in four minutes.",
                 "VERIFY: the nightly database backup took an hour.",
                 "THOUGHT_SEED: try a canary deploy for the payment service.",
                 "THOUGHT_SEED: Alice prefers short answers with the command first.");
         for (int i = 0; i < texts.size(); i++) {
-            MemoryEntry entry = EpisodicMemory.remember(block("b" + i, texts.get(i)), SOURCE, table);
+            MemoryEntry entry = EpisodicMemory.remember(block("b" + i, texts.get(i)), SOURCE, TABLE);
             float[] vector = MemoryEntries.vector(entry);
             List<Float> floats = new ArrayList<>();
             for (float value : vector) {
@@ -157,7 +155,7 @@ class EpisodicMemoryTest {
         float[] unit = memory.embed(prompt);
         store.reads = 0;
         MemoryLookup.Builder lookup = MemoryLookup.newBuilder().setSessionId("s").setSequence(0).setScope("ops")
-                .setEmbeddingModel(table.name()).setK(3);
+                .setEmbeddingModel(TABLE.name()).setK(3);
 
         List<String> here = memory.in("ops", Optional.empty()).similar(prompt, 3);
 
@@ -201,6 +199,10 @@ class EpisodicMemoryTest {
         entry.setEmbeddingModel("text-embedding-3-small");
         assertThat(MemoryEntries.refuse("b1", entry)).hasValue("embedded with text-embedding-3-small, memory is "
                 + "embedded with one of [all-MiniLM-L6-v2-q, all-MiniLM-L6-v2-q-static-sif]");
+    }
+
+    private static EpisodicMemory withTheTable(MapEntries store) {
+        return new EpisodicMemory(TABLE, new MemoryShelves(1 << 20, Duration.ofHours(1)), "0_0", store);
     }
 
     private static RoutedBlock block(String id, String text) {
