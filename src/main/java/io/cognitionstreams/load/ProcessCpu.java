@@ -40,9 +40,6 @@ public final class ProcessCpu {
 
     /** The JIT's compiler threads now running and the CPU each has used so far; empty where there is no /proc. */
     public static Optional<Compilers> compilers() {
-        if (!Files.isDirectory(TASKS)) {
-            return Optional.empty();
-        }
         Map<String, Long> ticks = new HashMap<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
             for (Path task : tasks) {
@@ -55,7 +52,7 @@ public final class ProcessCpu {
                     // The thread ended between the listing and the read: nothing left to count.
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException noProc) {
             return Optional.empty();
         }
         return Optional.of(new Compilers(Map.copyOf(ticks)));
