@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.JmxReporter;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.MetricsContext;
 import org.apache.kafka.common.metrics.MetricsReporter;
@@ -43,12 +44,17 @@ public final class KafkaMetricsBridge implements MetricsReporter {
     private final Map<MetricName, Meter> meters = new HashMap<>();
     private String prefix = "kafka.";
 
-    /** {@code settings} with this bridge added to its {@code metric.reporters}, after any it names. */
+    /**
+     * {@code settings} with this bridge added to its {@code metric.reporters}, after any it names; where they name
+     * none, after Kafka's default JMX reporter, which naming any list drops (JMX tools such as Kafka UI's read it).
+     */
     public static Map<String, Object> clientSettings(Map<String, Object> settings) {
         Map<String, Object> with = new HashMap<>(settings);
         Object given = settings.get(org.apache.kafka.clients.CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG);
         List<String> reporters = new ArrayList<>();
-        if (given instanceof List<?> list) {
+        if (given == null) {
+            reporters.add(JmxReporter.class.getName());
+        } else if (given instanceof List<?> list) {
             list.forEach(item -> reporters.add(item instanceof Class<?> type ? type.getName() : item.toString()));
         } else if (given != null && !given.toString().isBlank()) {
             for (String name : given.toString().split(",")) {
