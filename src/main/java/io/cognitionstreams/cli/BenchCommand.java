@@ -34,6 +34,7 @@ import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.load.ChatEndpointDouble;
 import io.cognitionstreams.load.EndToEndBench;
 import io.cognitionstreams.load.PeakMemory;
+import io.cognitionstreams.load.ProducerTraffic;
 import io.cognitionstreams.load.StepServer;
 import io.cognitionstreams.load.ToolStepBench;
 import io.cognitionstreams.load.Workload;
@@ -258,6 +259,11 @@ final class BenchCommand implements Callable<Integer> {
 
     private static String runName() {
         return "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** A run's internal topics under {@code <run>} rather than its random name, so that runs read alike. */
+    private static String shown(String topic) {
+        return topic.replaceFirst("^bench-[0-9a-f]{8}-", "<run>-");
     }
 
     /**
@@ -547,6 +553,7 @@ final class BenchCommand implements Callable<Integer> {
                     row.pipeline().sent(), modes() ? String.format(" %-9s", row.mode()) : "", cells(row.pipeline()),
                     cells(row.raw()));
         }
+        printTraffic(out, rows);
         if (modes()) {
             printCost(out, rows);
         }
@@ -617,7 +624,41 @@ final class BenchCommand implements Callable<Integer> {
                     100 * (row.pipeline().cpuPerRequest() / baseline.pipeline().cpuPerRequest() - 1),
                     100 * (warm(row.pipeline()) / warm(baseline.pipeline()) - 1),
                     change(baseline.raw(), row.raw()), row.raw().latency().p99() - baseline.raw().latency().p99());
+            ProducerTraffic.Sent base = baseline.pipeline().sentPerAnswer().total();
+            ProducerTraffic.Sent more = row.pipeline().sentPerAnswer().total();
+            out.printf("  sent per answer: %+.2f records (%+.1f %%), %+.2f KB (%+.1f %%): %s%n",
+                    more.records() - base.records(), 100 * (more.records() / base.records() - 1),
+                    (more.bytes() - base.bytes()) / 1024, 100 * (more.bytes() / base.bytes() - 1),
+                    topics(row.pipeline().sentPerAnswer().recordsAgainst(baseline.pipeline().sentPerAnswer()),
+                            "%s %+.2f"));
         }
+    }
+
+    /** What each measured step's pipeline sent per answer: records and bytes, and the topics with the most. */
+    private void printTraffic(PrintWriter out, List<Row> rows) {
+        out.println("sent: what the app's producers in this JVM sent per answer over a step's time (not the bench's "
+                + "requests), in records and KB, and the topics with the most records");
+        for (Row row : rows) {
+            if (row.warmup()) {
+                continue;
+            }
+            ProducerTraffic.Traffic traffic = row.pipeline().sentPerAnswer();
+            ProducerTraffic.Sent total = traffic.total();
+            out.printf("  sent at %d/s%s: %.2f records, %.2f KB: %s%n", row.pipeline().offeredRate(),
+                    modes() ? " " + row.mode() : "", total.records(), total.bytes() / 1024,
+                    topics(traffic.recordsAgainst(ProducerTraffic.Traffic.NONE), "%s %.2f"));
+        }
+    }
+
+    /** How many topics a traffic line names. */
+    private static final int TOPICS_SHOWN = 8;
+
+    /** The first {@link #TOPICS_SHOWN} topics, each as {@code format} gives its name and records. */
+    private static String topics(List<Map.Entry<String, Double>> records, String format) {
+        String named = records.stream().limit(TOPICS_SHOWN)
+                .map(topic -> String.format(format, shown(topic.getKey()), topic.getValue()))
+                .collect(Collectors.joining(", "));
+        return records.size() > TOPICS_SHOWN ? named + ", " + (records.size() - TOPICS_SHOWN) + " more" : named;
     }
 
     private static double change(EndToEndBench.Step baseline, EndToEndBench.Step other) {

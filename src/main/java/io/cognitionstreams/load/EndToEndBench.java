@@ -80,10 +80,12 @@ public final class EndToEndBench {
      *                   and bench when the broker is embedded); NaN where the JVM does not tell
      * @param jitPerRequest the part of {@code cpuPerRequest} the JIT's compiler threads used: a JVM still warming up
      *                   ({@link ProcessCpu#compilers}); NaN where /proc does not tell
+     * @param sentPerAnswer what this JVM's producers other than the bench's sender sent over the same time, per
+     *                   answer, by topic (the broker's own writes, such as transaction markers, are not in it)
      */
     public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency,
                        List<String> doubled, int outOfOrder, long peakHeap, double cpuPerRequest,
-                       double jitPerRequest) {
+                       double jitPerRequest, ProducerTraffic.Traffic sentPerAnswer) {
     }
 
     /** What a step sends. */
@@ -194,6 +196,7 @@ public final class EndToEndBench {
         long lastAnswer = firstSend;
         OptionalLong cpuAtStart = ProcessCpu.nanos();
         Optional<ProcessCpu.Compilers> jitAtStart = ProcessCpu.compilers();
+        ProducerTraffic.Snapshot trafficAtStart = ProducerTraffic.snapshot();
         OptionalLong cpuAtEnd;
         Optional<ProcessCpu.Compilers> jitAtEnd;
         try (KafkaConsumer<byte[], byte[]> consumer = consumerAtEnd(reader, List.of(probe.answerTopic()))) {
@@ -245,6 +248,8 @@ public final class EndToEndBench {
             jitAtEnd = ProcessCpu.compilers();
             sender.join();
         }
+        // After the join: the sender's producer has closed, so what it sent is not counted as the pipeline's.
+        ProducerTraffic.Traffic traffic = ProducerTraffic.snapshot().since(trafficAtStart);
         clearLine(progress);
         if (sendFailure.get() != null) {
             throw new IllegalStateException(probe.name() + " could not send at " + rate + "/s: "
@@ -257,7 +262,7 @@ public final class EndToEndBench {
                 ? OptionalLong.of(jitAtEnd.get().nanosSince(jitAtStart.get())) : OptionalLong.empty();
         return new Step(rate, sent.get(), answered.size(), answered.size() / seconds, latencies.summary(),
                 List.copyOf(doubled), outOfOrder, peakHeap, perAnswer(cpu, answered.size()),
-                perAnswer(jit, answered.size()));
+                perAnswer(jit, answered.size()), traffic.per(answered.size()));
     }
 
     /** Milliseconds of CPU per answer; NaN where the CPU is not known or nothing was answered. */
