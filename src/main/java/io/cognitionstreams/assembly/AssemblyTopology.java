@@ -77,13 +77,15 @@ public final class AssemblyTopology {
         GlobalMirror.add(builder, topics.personas, PERSONAS_STORE, PersonaRules.CHECK, globals.personas());
         GlobalMirror.add(builder, topics.tools, TOOLS_STORE, ToolDescriptors::refuse, globals.tools());
         // Changelogged, so a restart or a rebalance restores every session's history, pending re-anchor, waiting
-        // turns and memories.
+        // turns and memories. A session's state and a waiting turn are rewritten as a turn goes (arrives, waits for
+        // its memories, is assembled, answered): cached, each key writes its changelog once per commit rather than
+        // once per change (docs/benchmarks.md, records per answer).
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_STORE),
-                Serdes.String(), topics.serde(SessionState.class)));
+                Serdes.String(), topics.serde(SessionState.class)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HISTORY_STORE),
                 Serdes.String(), topics.serde(HistoryEntry.class)));
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(WAITING_STORE),
-                Serdes.String(), topics.serde(WaitingTurn.class)));
+                Serdes.String(), topics.serde(WaitingTurn.class)).withCachingEnabled());
         // Memory is partitioned by its scope's owner (a session's own beside the session's requests, a shared scope
         // in one partition): each instance holds its share of it, not all of it (docs/assembly.md).
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(MEMORY_STORE),
