@@ -34,7 +34,7 @@ import io.cognitionstreams.broker.EmbeddedKafkaBroker;
 import io.cognitionstreams.load.ChatEndpointDouble;
 import io.cognitionstreams.load.EndToEndBench;
 import io.cognitionstreams.load.PeakMemory;
-import io.cognitionstreams.load.ProducerTraffic;
+import io.cognitionstreams.load.KafkaTraffic;
 import io.cognitionstreams.load.StepServer;
 import io.cognitionstreams.load.ToolStepBench;
 import io.cognitionstreams.load.Workload;
@@ -624,41 +624,59 @@ final class BenchCommand implements Callable<Integer> {
                     100 * (row.pipeline().cpuPerRequest() / baseline.pipeline().cpuPerRequest() - 1),
                     100 * (warm(row.pipeline()) / warm(baseline.pipeline()) - 1),
                     change(baseline.raw(), row.raw()), row.raw().latency().p99() - baseline.raw().latency().p99());
-            ProducerTraffic.Sent base = baseline.pipeline().sentPerAnswer().total();
-            ProducerTraffic.Sent more = row.pipeline().sentPerAnswer().total();
-            out.printf("  sent per answer: %+.2f records (%+.1f %%), %+.2f KB (%+.1f %%): %s%n",
-                    more.records() - base.records(), 100 * (more.records() / base.records() - 1),
-                    (more.bytes() - base.bytes()) / 1024, 100 * (more.bytes() / base.bytes() - 1),
-                    topics(row.pipeline().sentPerAnswer().recordsAgainst(baseline.pipeline().sentPerAnswer()),
-                            "%s %+.2f"));
+            printTrafficChange(out, baseline.pipeline().kafkaPerAnswer(), row.pipeline().kafkaPerAnswer());
         }
     }
 
-    /** What each measured step's pipeline sent per answer: records and bytes, and the topics with the most. */
+    /**
+     * What each measured step's pipeline asked of Kafka per answer: records and bytes sent, with the topics that took
+     * the most records, and the broker's requests, with the types it handled most.
+     */
     private void printTraffic(PrintWriter out, List<Row> rows) {
-        out.println("sent: what the app's producers in this JVM sent per answer over a step's time (not the bench's "
-                + "requests), in records and KB, and the topics with the most records");
+        out.println("kafka: per answer over a step's time, what the app's producers in this JVM sent (not the bench's "
+                + "requests), in records and KB, with the topics that took the most, and the requests the embedded "
+                + "broker handled (the bench's own too), with the types it handled most");
         for (Row row : rows) {
             if (row.warmup()) {
                 continue;
             }
-            ProducerTraffic.Traffic traffic = row.pipeline().sentPerAnswer();
-            ProducerTraffic.Sent total = traffic.total();
-            out.printf("  sent at %d/s%s: %.2f records, %.2f KB: %s%n", row.pipeline().offeredRate(),
-                    modes() ? " " + row.mode() : "", total.records(), total.bytes() / 1024,
-                    topics(traffic.recordsAgainst(ProducerTraffic.Traffic.NONE), "%s %.2f"));
+            KafkaTraffic.Traffic traffic = row.pipeline().kafkaPerAnswer();
+            out.printf("  at %d/s%s: %.2f records, %.2f KB: %s%n", row.pipeline().offeredRate(),
+                    modes() ? " " + row.mode() : "", traffic.records().total(), traffic.bytes().total() / 1024,
+                    named(traffic.records().against(KafkaTraffic.Tally.NONE), "%s %.2f"));
+            if (traffic.requests().total() > 0) {
+                out.printf("    %.2f broker requests: %s%n", traffic.requests().total(),
+                        named(traffic.requests().against(KafkaTraffic.Tally.NONE), "%s %.2f"));
+            }
         }
     }
 
-    /** How many topics a traffic line names. */
-    private static final int TOPICS_SHOWN = 8;
+    /** What a step asked of Kafka per answer beyond its baseline's, and where. */
+    private static void printTrafficChange(PrintWriter out, KafkaTraffic.Traffic baseline,
+                                           KafkaTraffic.Traffic other) {
+        out.printf("  kafka per answer: %+.2f records (%+.1f %%), %+.2f KB (%+.1f %%): %s%n",
+                other.records().total() - baseline.records().total(),
+                100 * (other.records().total() / baseline.records().total() - 1),
+                (other.bytes().total() - baseline.bytes().total()) / 1024,
+                100 * (other.bytes().total() / baseline.bytes().total() - 1),
+                named(other.records().against(baseline.records()), "%s %+.2f"));
+        if (baseline.requests().total() > 0) {
+            out.printf("    %+.2f broker requests (%+.1f %%): %s%n",
+                    other.requests().total() - baseline.requests().total(),
+                    100 * (other.requests().total() / baseline.requests().total() - 1),
+                    named(other.requests().against(baseline.requests()), "%s %+.2f"));
+        }
+    }
 
-    /** The first {@link #TOPICS_SHOWN} topics, each as {@code format} gives its name and records. */
-    private static String topics(List<Map.Entry<String, Double>> records, String format) {
-        String named = records.stream().limit(TOPICS_SHOWN)
-                .map(topic -> String.format(format, shown(topic.getKey()), topic.getValue()))
+    /** How many topics or request types a line names. */
+    private static final int NAMES_SHOWN = 8;
+
+    /** The first {@link #NAMES_SHOWN} counts, each as {@code format} gives its name and count. */
+    private static String named(List<Map.Entry<String, Double>> counts, String format) {
+        String named = counts.stream().limit(NAMES_SHOWN)
+                .map(count -> String.format(format, shown(count.getKey()), count.getValue()))
                 .collect(Collectors.joining(", "));
-        return records.size() > TOPICS_SHOWN ? named + ", " + (records.size() - TOPICS_SHOWN) + " more" : named;
+        return counts.size() > NAMES_SHOWN ? named + ", " + (counts.size() - NAMES_SHOWN) + " more" : named;
     }
 
     private static double change(EndToEndBench.Step baseline, EndToEndBench.Step other) {

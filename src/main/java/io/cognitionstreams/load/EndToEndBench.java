@@ -80,12 +80,12 @@ public final class EndToEndBench {
      *                   and bench when the broker is embedded); NaN where the JVM does not tell
      * @param jitPerRequest the part of {@code cpuPerRequest} the JIT's compiler threads used: a JVM still warming up
      *                   ({@link ProcessCpu#compilers}); NaN where /proc does not tell
-     * @param sentPerAnswer what this JVM's producers other than the bench's sender sent over the same time, per
-     *                   answer, by topic (the broker's own writes, such as transaction markers, are not in it)
+     * @param kafkaPerAnswer what this JVM's producers other than the bench's sender sent over the same time, by
+     *                   topic, and the requests a broker in this JVM handled, by type, per answer ({@link KafkaTraffic})
      */
     public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency,
                        List<String> doubled, int outOfOrder, long peakHeap, double cpuPerRequest,
-                       double jitPerRequest, ProducerTraffic.Traffic sentPerAnswer) {
+                       double jitPerRequest, KafkaTraffic.Traffic kafkaPerAnswer) {
     }
 
     /** What a step sends. */
@@ -196,7 +196,7 @@ public final class EndToEndBench {
         long lastAnswer = firstSend;
         OptionalLong cpuAtStart = ProcessCpu.nanos();
         Optional<ProcessCpu.Compilers> jitAtStart = ProcessCpu.compilers();
-        ProducerTraffic.Snapshot trafficAtStart = ProducerTraffic.snapshot();
+        KafkaTraffic.Snapshot trafficAtStart = KafkaTraffic.snapshot();
         OptionalLong cpuAtEnd;
         Optional<ProcessCpu.Compilers> jitAtEnd;
         try (KafkaConsumer<byte[], byte[]> consumer = consumerAtEnd(reader, List.of(probe.answerTopic()))) {
@@ -249,7 +249,7 @@ public final class EndToEndBench {
             sender.join();
         }
         // After the join: the sender's producer has closed, so what it sent is not counted as the pipeline's.
-        ProducerTraffic.Traffic traffic = ProducerTraffic.snapshot().since(trafficAtStart);
+        KafkaTraffic.Traffic traffic = KafkaTraffic.snapshot().since(trafficAtStart);
         clearLine(progress);
         if (sendFailure.get() != null) {
             throw new IllegalStateException(probe.name() + " could not send at " + rate + "/s: "

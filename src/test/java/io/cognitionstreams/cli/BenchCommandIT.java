@@ -45,11 +45,13 @@ class BenchCommandIT {
                 .containsPattern("(?m)^\\s+20\\s+40 FULL\\s+\\|" + ANSWERED_ALL + "\\|" + ANSWERED_ALL + "$")
                 .containsPattern("FULL vs NO_MEMORY at 20/s: pipeline answers/s [-+]\\d+\\.\\d %, p99 [-+]\\d+ ms, "
                         + "cpu per answer [-+]\\d+\\.\\d % \\([-+]\\d+\\.\\d % without the JIT's\\)")
-                .containsPattern("(?m)^  sent at 20/s NO_MEMORY: \\d+\\.\\d\\d records, \\d+\\.\\d\\d KB: "
+                .containsPattern("(?m)^  at 20/s NO_MEMORY: \\d+\\.\\d\\d records, \\d+\\.\\d\\d KB: "
                         + "[-.<>\\w]+ \\d+\\.\\d\\d, ")
+                .containsPattern("(?m)^    \\d+\\.\\d\\d broker requests: .*Produce \\d+\\.\\d\\d")
                 // Memory's entries go to cognition.memory, which memory off does not write.
-                .containsPattern("(?m)^  sent per answer: \\+\\d+\\.\\d\\d records \\(\\+\\d+\\.\\d %\\), .*"
+                .containsPattern("(?m)^  kafka per answer: \\+\\d+\\.\\d\\d records \\(\\+\\d+\\.\\d %\\), .*"
                         + "cognition\\.memory \\+\\d")
+                .containsPattern("(?m)^    [-+]\\d+\\.\\d\\d broker requests \\([-+]\\d+\\.\\d %\\): ")
                 .contains("of this JVM (app and bench clients)");
     }
 

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import io.cognitionstreams.load.EndToEndBench;
 import io.cognitionstreams.load.Latencies;
-import io.cognitionstreams.load.ProducerTraffic;
+import io.cognitionstreams.load.KafkaTraffic;
 
 class BenchCommandTest {
 
@@ -34,9 +34,9 @@ class BenchCommandTest {
 
     private static BenchCommand.Row row(String mode, int rate, double cpu, double jit, boolean warmup) {
         EndToEndBench.Step pipeline = new EndToEndBench.Step(rate, 100, 100, rate, new Latencies.Summary(100, 1, 2,
-                3, 4), List.of(), 0, 0, cpu, jit, ProducerTraffic.Traffic.NONE);
+                3, 4), List.of(), 0, 0, cpu, jit, KafkaTraffic.Traffic.NONE);
         EndToEndBench.Step raw = new EndToEndBench.Step(rate, 100, 100, rate, new Latencies.Summary(100, 1, 2, 3,
-                4), List.of(), 0, 0, 0.3, 0.0, ProducerTraffic.Traffic.NONE);
+                4), List.of(), 0, 0, 0.3, 0.0, KafkaTraffic.Traffic.NONE);
         return new BenchCommand.Row(mode, pipeline, raw, warmup);
     }
 }
