@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 
 import io.cognitionstreams.deadletter.InvalidRecordException;
 import io.cognitionstreams.embeddings.EmbeddingModel;
+import io.cognitionstreams.embeddings.StaticEmbedder;
 import io.cognitionstreams.embeddings.Vectors;
 import io.cognitionstreams.schema.ErrorKind;
 import io.cognitionstreams.schema.MemoryEntry;
@@ -38,8 +39,17 @@ public final class MemoryWriter implements Runnable, AutoCloseable, Transactiona
 
     private static final Logger LOG = LoggerFactory.getLogger(MemoryWriter.class);
     private static final String COMPONENT = "memory-writer";
-    /** Blocks a transaction takes: one call of the model, and a few seconds of it at most. */
+    /** Blocks a transaction takes: one call of the model, and a few seconds of it at most (MiniLM's, 5 ms each). */
     static final int MAX_POLL_RECORDS = 64;
+    /** The static table embeds a block in microseconds: a transaction may take as many as a gather brings. */
+    static final int MAX_POLL_RECORDS_STATIC = 1024;
+    /**
+     * How long a poll waits for more blocks. Memory is written beside the answers, not before them, so a tenth of a
+     * second more costs no answer anything; taken at once, the blocks of a busy pipeline each cost a transaction
+     * (a few broker requests, a marker in every partition written), and at 1,000 answers a second that was some 50
+     * transactions a second (docs/benchmarks.md, "Records and requests per answer").
+     */
+    static final Duration GATHER = Duration.ofMillis(100);
 
     private final Topics topics;
     private final EmbeddingModel model;
@@ -58,8 +68,9 @@ public final class MemoryWriter implements Runnable, AutoCloseable, Transactiona
         this.partitions = partitions;
         this.groupId = groupId;
         this.loop = new TransactionalLoop(COMPONENT, clientConfig, groupId, instanceId,
-                Topics.channelTopic(Channel.MEMORY), MAX_POLL_RECORDS,
-                Duration.ofMinutes(5), sessionTimeout, this);
+                Topics.channelTopic(Channel.MEMORY), StaticEmbedder.MODEL.equals(model.name())
+                        ? MAX_POLL_RECORDS_STATIC : MAX_POLL_RECORDS,
+                Duration.ofMinutes(5), sessionTimeout, GATHER, this);
     }
 
     @Override

@@ -216,7 +216,7 @@ public final class ParallelLoop implements Runnable, AutoCloseable {
         this.limits = limits;
         // The loop polls every few milliseconds whatever runs, so Kafka's default poll interval is never near.
         this.clients = new WorkerClients(clientConfig, groupId, instanceId, Math.min(limits.maxHeld(), 500),
-                Duration.ofMinutes(5), sessionTimeout);
+                Duration.ofMinutes(5), sessionTimeout, Duration.ZERO);
     }
 
     /**

@@ -102,16 +102,20 @@ public final class TransactionalLoop implements Runnable, AutoCloseable {
      *                        {@code maxPollInterval}
      * @param maxPollInterval how long one poll's work may take before the group gives its partitions away
      * @param sessionTimeout  how long a worker that dies for good keeps its partitions
+     * @param gather          how long a poll waits for more records when fewer than {@code maxPollRecords} are
+     *                        there: each transaction costs the broker a few requests and a marker in every
+     *                        partition it wrote, so records that come steadily are better taken a batch at a time
+     *                        (zero: a poll returns as soon as any record is there)
      */
     public TransactionalLoop(String name, Map<String, Object> clientConfig, String groupId, String instanceId,
                              String topic, int maxPollRecords, Duration maxPollInterval, Duration sessionTimeout,
-                             Handler handler) {
+                             Duration gather, Handler handler) {
         this.name = name;
         this.topic = topic;
         this.handler = handler;
         this.groupId = groupId;
         this.clients = new WorkerClients(clientConfig, groupId, instanceId, maxPollRecords, maxPollInterval,
-                sessionTimeout);
+                sessionTimeout, gather);
     }
 
     /**

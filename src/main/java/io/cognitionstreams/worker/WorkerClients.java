@@ -26,16 +26,25 @@ final class WorkerClients {
     private final Properties consumerProps = new Properties();
     private final Properties producerProps = new Properties();
 
+    /** What a poll that gathers waits for at the broker: more than it ever gathers, so it waits its whole time. */
+    static final int GATHER_BYTES = 1024 * 1024;
+
     /**
      * @param clientConfig    bootstrap servers and any security settings, shared by consumer and producer
      * @param instanceId      this process's name, the same across its restarts (the app's {@code InstanceId})
      * @param maxPollRecords  records one poll returns at most
      * @param maxPollInterval how long the loop may go without a poll before the group gives its partitions away
      * @param sessionTimeout  how long a worker that dies for good keeps its partitions
+     * @param gather          how long a fetch waits at the broker for more records before it returns what there
+     *                        is (zero: Kafka's default, it returns as soon as there is any)
      */
     WorkerClients(Map<String, Object> clientConfig, String groupId, String instanceId, int maxPollRecords,
-                  Duration maxPollInterval, Duration sessionTimeout) {
+                  Duration maxPollInterval, Duration sessionTimeout, Duration gather) {
         consumerProps.putAll(clientConfig);
+        if (!gather.isZero() && !gather.isNegative()) {
+            consumerProps.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, GATHER_BYTES);
+            consumerProps.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) gather.toMillis());
+        }
         consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
