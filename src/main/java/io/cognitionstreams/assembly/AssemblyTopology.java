@@ -79,7 +79,7 @@ public final class AssemblyTopology {
         // Changelogged, so a restart or a rebalance restores every session's history, pending re-anchor, waiting
         // turns and memories. A session's state and a waiting turn are rewritten as a turn goes (arrives, waits for
         // its memories, is assembled, answered): cached, each key writes its changelog once per commit rather than
-        // once per change (docs/benchmarks.md, records per answer).
+        // once per change (docs/benchmarks.md, "Records and requests per answer").
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_STORE),
                 Serdes.String(), topics.serde(SessionState.class)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HISTORY_STORE),

@@ -81,7 +81,8 @@ public final class EndToEndBench {
      * @param jitPerRequest the part of {@code cpuPerRequest} the JIT's compiler threads used: a JVM still warming up
      *                   ({@link ProcessCpu#compilers}); NaN where /proc does not tell
      * @param kafkaPerAnswer what this JVM's producers other than the bench's sender sent over the same time, by
-     *                   topic, and the requests a broker in this JVM handled, by type, per answer ({@link KafkaTraffic})
+     *                   topic, and the requests a broker in this JVM handled, by type, per answer
+     *                   ({@link KafkaTraffic})
      */
     public record Step(int offeredRate, int sent, int answered, double perSecond, Latencies.Summary latency,
                        List<String> doubled, int outOfOrder, long peakHeap, double cpuPerRequest,

@@ -14,11 +14,11 @@ import javax.management.ObjectName;
 
 /**
  * What Kafka did for a step, counted from the JMX metrics of this process: the records and bytes its producers sent,
- * topic by topic, and, with the broker in the process, the requests it handled by type. Unlike CPU time these do not
- * move with the machine's other load or the JIT: per answer they say what a workload asks of the broker and its
- * clients (each record is written, fetched by its readers and, on a changelog, restored; each request is handled,
- * and each transaction's commit writes a marker into every partition it wrote), so two workloads compare by them run
- * after run.
+ * topic by topic, and, with the broker in the process, the requests it handled by type. Per answer they say what a
+ * workload asks of the broker and its clients (each record is written, fetched by its readers and, on a changelog,
+ * restored; each request is handled, and each transaction's commit writes a marker into every partition it wrote),
+ * and unlike CPU time they do not move with the machine's other load or the JIT. Requests per answer do move with
+ * the rate answered (commits and polls come at their own pace): two workloads compare by them where both keep up.
  */
 public final class KafkaTraffic {
 
