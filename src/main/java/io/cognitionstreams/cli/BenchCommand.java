@@ -553,9 +553,9 @@ final class BenchCommand implements Callable<Integer> {
                     row.pipeline().sent(), modes() ? String.format(" %-9s", row.mode()) : "", cells(row.pipeline()),
                     cells(row.raw()));
         }
-        printTraffic(out, rows);
+        printTraffic(out, rows, embedded);
         if (modes()) {
-            printCost(out, rows);
+            printCost(out, rows, embedded);
         }
         printWarming(out, rows);
         Row last = rows.get(rows.size() - 1);
@@ -606,7 +606,7 @@ final class BenchCommand implements Callable<Integer> {
      * Each other mode against the first measured at the same rate: what authentication and authorization cost,
      * metrics and traces, or memory.
      */
-    private static void printCost(PrintWriter out, List<Row> rows) {
+    private static void printCost(PrintWriter out, List<Row> rows, boolean embedded) {
         Row baseline = null;
         for (Row row : rows) {
             if (row.warmup()) {
@@ -624,18 +624,19 @@ final class BenchCommand implements Callable<Integer> {
                     100 * (row.pipeline().cpuPerRequest() / baseline.pipeline().cpuPerRequest() - 1),
                     100 * (warm(row.pipeline()) / warm(baseline.pipeline()) - 1),
                     change(baseline.raw(), row.raw()), row.raw().latency().p99() - baseline.raw().latency().p99());
-            printTrafficChange(out, baseline.pipeline().kafkaPerAnswer(), row.pipeline().kafkaPerAnswer());
+            printTrafficChange(out, baseline.pipeline().kafkaPerAnswer(), row.pipeline().kafkaPerAnswer(), embedded);
         }
     }
 
     /**
      * What each measured step's pipeline asked of Kafka per answer: records and bytes sent, with the topics that took
-     * the most records, and the broker's requests, with the types it handled most.
+     * the most records, and, from a broker the bench started (whose JMX meters are in this JVM), its requests, with
+     * the types it handled most.
      */
-    private void printTraffic(PrintWriter out, List<Row> rows) {
+    private void printTraffic(PrintWriter out, List<Row> rows, boolean embedded) {
         out.println("kafka: per answer over a step's time, what the app's producers in this JVM sent (not the bench's "
-                + "requests), in records and KB, with the topics that took the most, and the requests the embedded "
-                + "broker handled (the bench's own too), with the types it handled most");
+                + "requests), in records and KB, with the topics that took the most" + (embedded ? ", and the "
+                + "requests the embedded broker handled (the bench's own too), with the types it handled most" : ""));
         for (Row row : rows) {
             if (row.warmup()) {
                 continue;
@@ -644,7 +645,7 @@ final class BenchCommand implements Callable<Integer> {
             out.printf("  at %d/s%s: %.2f records, %.2f KB: %s%n", row.pipeline().offeredRate(),
                     modes() ? " " + row.mode() : "", traffic.records().total(), traffic.bytes().total() / 1024,
                     named(traffic.records().against(KafkaTraffic.Tally.NONE), "%s %.2f"));
-            if (traffic.requests().total() > 0) {
+            if (embedded) {
                 out.printf("    %.2f broker requests: %s%n", traffic.requests().total(),
                         named(traffic.requests().against(KafkaTraffic.Tally.NONE), "%s %.2f"));
             }
@@ -653,14 +654,14 @@ final class BenchCommand implements Callable<Integer> {
 
     /** What a step asked of Kafka per answer beyond its baseline's, and where. */
     private static void printTrafficChange(PrintWriter out, KafkaTraffic.Traffic baseline,
-                                           KafkaTraffic.Traffic other) {
+                                           KafkaTraffic.Traffic other, boolean embedded) {
         out.printf("  kafka per answer: %+.2f records (%+.1f %%), %+.2f KB (%+.1f %%): %s%n",
                 other.records().total() - baseline.records().total(),
                 100 * (other.records().total() / baseline.records().total() - 1),
                 (other.bytes().total() - baseline.bytes().total()) / 1024,
                 100 * (other.bytes().total() / baseline.bytes().total() - 1),
                 named(other.records().against(baseline.records()), "%s %+.2f"));
-        if (baseline.requests().total() > 0) {
+        if (embedded) {
             out.printf("    %+.2f broker requests (%+.1f %%): %s%n",
                     other.requests().total() - baseline.requests().total(),
                     100 * (other.requests().total() / baseline.requests().total() - 1),

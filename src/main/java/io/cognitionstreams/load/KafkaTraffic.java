@@ -19,6 +19,8 @@ import javax.management.ObjectName;
  * restored; each request is handled, and each transaction's commit writes a marker into every partition it wrote),
  * and unlike CPU time they do not move with the machine's other load or the JIT. Requests per answer do move with
  * the rate answered (commits and polls come at their own pace): two workloads compare by them where both keep up.
+ * Brokers in one JVM share their request meters, and one that stops unregisters them for all: the requests are
+ * those of a JVM whose brokers run throughout, as the bench's own.
  */
 public final class KafkaTraffic {
 
