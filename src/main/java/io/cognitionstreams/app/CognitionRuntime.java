@@ -187,93 +187,128 @@ public final class CognitionRuntime implements AutoCloseable {
         // An endpoint's outages stall its calls rather than fail them; the replay model has none. One client per
         // endpoint, shared by the model worker, the compression tiers and the council's role workers.
         ModelEndpoints endpoints = new ModelEndpoints(settings.model());
-        Pipeline.Parts parts = Pipeline.Parts.of(settings, endpoints);
-        join(published);
         Map<String, KafkaStreams> streams = new LinkedHashMap<>();
-        Map<String, RestoreLog> restoreLogs = new LinkedHashMap<>();
-        for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
-            String capability = entry.getKey();
-            Properties props = StreamsSettings.of(settings, capability,
-                    entry.getValue().secondaryInputs().apply(topics));
-            props.put(AssemblyTopology.MEMORY_PARTITIONS_CONFIG, memoryPartitions);
-            // Kafka's clients; the main consumer reads a corrupted task's fetched records again (StreamsClients).
-            KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props,
-                    new StreamsClients());
-            // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
-            // its last committed transaction by the replacement thread.
-            RestoreLog restoreLog = new RestoreLog(capability);
-            restoreLogs.put(capability, restoreLog);
-            app.setStateListener(restoreLog);
-            app.setGlobalStateRestoreListener(restoreLog);
-            app.setUncaughtExceptionHandler(error -> {
-                if (FatalErrors.outOfMemory(error)) {
-                    FatalErrors.haltOnOutOfMemory(capability + "'s stream thread", error);
-                }
-                LOG.error("{} stream thread failed, replacing it", capability, error);
-                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
-            });
-            streams.put(capability, app);
-        }
-        if (settings.tuning().groupProtocol() == GroupProtocol.STREAMS) {
-            try (Admin admin = Admin.create(client)) {
-                configureStreamsGroups(admin, settings, streams.keySet());
-            }
-        }
-        ModelClient model = settings.model().usesReplay() ? ReplayModel.bundled()
-                : settings.model().modelName().map(name -> ModelEndpoints.answeringAs(
-                        endpoints.at(settings.model().endpoint().get()), name))
-                        .orElseGet(() -> endpoints.at(settings.model().endpoint().get()));
-        AnswerStreams answers = settings.streamAnswers() ? new StreamedAnswers(client, topics, parts.router())
-                : AnswerStreams.OFF;
-        ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
-                InstanceId.of(settings.stateDir()), topics, model, settings.model().concurrency(),
-                settings.tuning().sessionTimeout(), answers);
         List<Worker> workers = new ArrayList<>();
-        // The previews close after the loop (and the endpoints' clients after every loop): a call it gives up on
-        // then reaches no one.
-        workers.add(Worker.of("model-worker", worker, answers));
-        workers.add(Worker.of("memory-writer", new MemoryWriter(client, settings.applicationId() + MEMORY_WRITER,
-                InstanceId.of(settings.stateDir()), topics, parts.memoryModel(), memoryPartitions,
-                settings.tuning().sessionTimeout()), () -> { }));
-        if (settings.executor().enabled()) {
-            workers.add(executor(settings, topics, parts.signer()));
+        TransactionWatch watch = null;
+        CognitionRuntime runtime = null;
+        // What a later step's failure would leave running (clients, MCP server processes, heartbeats) is closed
+        // before the failure is thrown: a caller that starts again, or goes on without us, finds none of it.
+        try {
+            Pipeline.Parts parts = Pipeline.Parts.of(settings, endpoints);
+            join(published);
+            Map<String, RestoreLog> restoreLogs = new LinkedHashMap<>();
+            for (Map.Entry<String, Pipeline.Capability> entry : Pipeline.capabilities(parts).entrySet()) {
+                String capability = entry.getKey();
+                Properties props = StreamsSettings.of(settings, capability,
+                        entry.getValue().secondaryInputs().apply(topics));
+                props.put(AssemblyTopology.MEMORY_PARTITIONS_CONFIG, memoryPartitions);
+                // Kafka's clients; the main consumer reads a corrupted task's fetched records again (StreamsClients).
+                KafkaStreams app = new KafkaStreams(Pipeline.topology(capability, topics, parts, props), props,
+                        new StreamsClients());
+                // A bug that escapes the dead-letter handlers kills one thread, not the app: the task is retried from
+                // its last committed transaction by the replacement thread.
+                RestoreLog restoreLog = new RestoreLog(capability);
+                restoreLogs.put(capability, restoreLog);
+                app.setStateListener(restoreLog);
+                app.setGlobalStateRestoreListener(restoreLog);
+                app.setUncaughtExceptionHandler(error -> {
+                    if (FatalErrors.outOfMemory(error)) {
+                        FatalErrors.haltOnOutOfMemory(capability + "'s stream thread", error);
+                    }
+                    LOG.error("{} stream thread failed, replacing it", capability, error);
+                    return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+                });
+                streams.put(capability, app);
+            }
+            if (settings.tuning().groupProtocol() == GroupProtocol.STREAMS) {
+                try (Admin admin = Admin.create(client)) {
+                    configureStreamsGroups(admin, settings, streams.keySet());
+                }
+            }
+            ModelClient model = settings.model().usesReplay() ? ReplayModel.bundled()
+                    : settings.model().modelName().map(name -> ModelEndpoints.answeringAs(
+                            endpoints.at(settings.model().endpoint().get()), name))
+                            .orElseGet(() -> endpoints.at(settings.model().endpoint().get()));
+            AnswerStreams answers = settings.streamAnswers() ? new StreamedAnswers(client, topics, parts.router())
+                    : AnswerStreams.OFF;
+            ModelWorker worker = new ModelWorker(client, settings.applicationId() + MODEL_WORKER,
+                    InstanceId.of(settings.stateDir()), topics, model, settings.model().concurrency(),
+                    settings.tuning().sessionTimeout(), answers);
+            // The previews close after the loop (and the endpoints' clients after every loop): a call it gives up on
+            // then reaches no one.
+            workers.add(Worker.of("model-worker", worker, answers));
+            workers.add(Worker.of("memory-writer", new MemoryWriter(client, settings.applicationId() + MEMORY_WRITER,
+                    InstanceId.of(settings.stateDir()), topics, parts.memoryModel(), memoryPartitions,
+                    settings.tuning().sessionTimeout()), () -> { }));
+            if (settings.executor().enabled()) {
+                workers.add(executor(settings, topics, parts.signer()));
+            }
+            for (RoleWorker role : CouncilRoles.build(settings, topics, client, publisher, endpoints)) {
+                role.start(); // heartbeats at once: the role is active before the first proposal it votes on
+                workers.add(Worker.of("council-role", role, () -> { }));
+            }
+            // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): abort what
+            // is ours and safe to, say where the rest is.
+            List<String> ownPrefixes = new ArrayList<>(List.of(settings.applicationId() + MODEL_WORKER + "-",
+                    settings.applicationId() + EXECUTOR + "-", settings.applicationId() + CouncilRoles.GROUP,
+                    settings.applicationId() + MEMORY_WRITER + "-"));
+            streams.keySet().forEach(capability -> ownPrefixes.add(
+                    StreamsSettings.applicationId(settings.applicationId(), capability) + "-"));
+            watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),
+                    topics.all().stream().map(Topic::name).toList(), settings.tuning().hangingTransactionAfter(),
+                    id -> ownPrefixes.stream().anyMatch(id::startsWith), settings.tuning().abortHangingTransactions())
+                    .every(watchInterval(settings.tuning().hangingTransactionAfter()));
+            if (settings.tuning().fenceDeparted()) {
+                // A killed instance's open transactions hold the survivor's read_committed readers until they end: end
+                // them as soon as its members are gone, not at their timeout (docs/reliability.md, "Fencing the dead
+                // instance").
+                watch.fencingDeparted(new DepartedInstances(InstanceId.of(settings.stateDir()),
+                        settings.tuning().groupProtocol() == GroupProtocol.CLASSIC
+                                ? streams.keySet().stream().map(capability -> StreamsSettings.applicationId(
+                                        settings.applicationId(), capability)).toList()
+                                // KIP-1071's streams groups have no static members to tell an instance by, and are not
+                                // consumer groups to describe: only the workers' ids are fenced there.
+                                : List.of(),
+                        workerGroups(settings)),
+                        FENCE_LOOK);
+            }
+            runtime = new CognitionRuntime(settings, topics, streams, restoreLogs, workers, watch,
+                    endpoints);
+            startAll(streams.values());
+            workers.forEach(running -> running.thread().start());
+        } catch (RuntimeException | Error failed) {
+            abandon(failed, runtime, streams.values(), workers, watch, endpoints);
+            throw failed;
         }
-        for (RoleWorker role : CouncilRoles.build(settings, topics, client, publisher, endpoints)) {
-            role.start(); // heartbeats at once: the role is active before the first proposal it votes on
-            workers.add(Worker.of("council-role", role, () -> { }));
-        }
-        // A broker can lose a transaction's markers and leave it open for good (docs/reliability.md): abort what
-        // is ours and safe to, say where the rest is.
-        List<String> ownPrefixes = new ArrayList<>(List.of(settings.applicationId() + MODEL_WORKER + "-",
-                settings.applicationId() + EXECUTOR + "-", settings.applicationId() + CouncilRoles.GROUP,
-                settings.applicationId() + MEMORY_WRITER + "-"));
-        streams.keySet().forEach(capability -> ownPrefixes.add(
-                StreamsSettings.applicationId(settings.applicationId(), capability) + "-"));
-        TransactionWatch watch = new TransactionWatch(client, settings.applicationId(), settings.bootstrapServers(),
-                topics.all().stream().map(Topic::name).toList(), settings.tuning().hangingTransactionAfter(),
-                id -> ownPrefixes.stream().anyMatch(id::startsWith), settings.tuning().abortHangingTransactions())
-                .every(watchInterval(settings.tuning().hangingTransactionAfter()));
-        if (settings.tuning().fenceDeparted()) {
-            // A killed instance's open transactions hold the survivor's read_committed readers until they end: end
-            // them as soon as its members are gone, not at their timeout (docs/reliability.md, "Fencing the dead
-            // instance").
-            watch.fencingDeparted(new DepartedInstances(InstanceId.of(settings.stateDir()),
-                    settings.tuning().groupProtocol() == GroupProtocol.CLASSIC
-                            ? streams.keySet().stream().map(capability -> StreamsSettings.applicationId(
-                                    settings.applicationId(), capability)).toList()
-                            // KIP-1071's streams groups have no static members to tell an instance by, and are not
-                            // consumer groups to describe: only the workers' ids are fenced there.
-                            : List.of(),
-                    workerGroups(settings)),
-                    FENCE_LOOK);
-        }
-        CognitionRuntime runtime = new CognitionRuntime(settings, topics, streams, restoreLogs, workers, watch,
-                endpoints);
-        startAll(streams.values());
-        workers.forEach(running -> running.thread().start());
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
                 topics.avro().describe(), settings.model().endpoint().orElse("replay model"));
         return runtime;
+    }
+
+    /** Closes what a start that {@code failed} had built; what fails to close is added to the failure. */
+    private static void abandon(Throwable failed, CognitionRuntime runtime, Collection<KafkaStreams> streams,
+                                List<Worker> workers, TransactionWatch watch, ModelEndpoints endpoints) {
+        if (runtime != null) {
+            closing(failed, runtime);
+            return;
+        }
+        for (Worker built : workers) {
+            closing(failed, built.loop());
+            closing(failed, built.after());
+        }
+        streams.forEach(app -> closing(failed, () -> app.close(Duration.ZERO)));
+        if (watch != null) {
+            closing(failed, watch);
+        }
+        closing(failed, endpoints);
+    }
+
+    private static void closing(Throwable failed, AutoCloseable part) {
+        try {
+            part.close();
+        } catch (Exception e) {
+            failed.addSuppressed(e);
+        }
     }
 
     /**
@@ -342,6 +377,19 @@ public final class CognitionRuntime implements AutoCloseable {
         Map<String, Object> client = settings.clientConfig();
         requireLedgerPartitions(client, topics);
         McpServers servers = new McpServers(tools.mcpServers(), tools.callTimeout(), tools.maxResultBytes());
+        try {
+            return executor(settings, topics, signer, servers);
+        } catch (RuntimeException | Error failed) {
+            // Their processes would outlive a start that fails here.
+            closing(failed, servers);
+            throw failed;
+        }
+    }
+
+    private static Worker executor(Settings settings, Topics topics, DecisionSignatures.Signer signer,
+                                   McpServers servers) {
+        ExecutorSettings tools = settings.executor();
+        Map<String, Object> client = settings.clientConfig();
         List<McpServers.OfferedTool> offered = servers.start();
         Map<String, ToolDescriptor> descriptors = new LinkedHashMap<>(ToolCatalog.descriptors(offered,
                 settings.applicationId(), Instant.now()));
