@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -277,7 +278,7 @@ public final class CognitionRuntime implements AutoCloseable {
             startAll(streams.values());
             workers.forEach(running -> running.thread().start());
         } catch (RuntimeException | Error failed) {
-            abandon(failed, runtime, streams.values(), workers, watch, endpoints);
+            abandon(failed, runtime, streams, workers, watch, endpoints);
             throw failed;
         }
         LOG.info("cognition streams running against {} ({}; model: {})", settings.bootstrapServers(),
@@ -286,21 +287,49 @@ public final class CognitionRuntime implements AutoCloseable {
     }
 
     /** Closes what a start that {@code failed} had built; what fails to close is added to the failure. */
-    private static void abandon(Throwable failed, CognitionRuntime runtime, Collection<KafkaStreams> streams,
+    private static void abandon(Throwable failed, CognitionRuntime runtime, Map<String, KafkaStreams> streams,
                                 List<Worker> workers, TransactionWatch watch, ModelEndpoints endpoints) {
         if (runtime != null) {
             closing(failed, runtime);
             return;
         }
-        for (Worker built : workers) {
-            closing(failed, built.loop());
-            closing(failed, built.after());
-        }
-        streams.forEach(app -> closing(failed, () -> app.close(Duration.ZERO)));
+        stopParts(workers, streams, endpoints, (part, e) -> failed.addSuppressed(e));
         if (watch != null) {
             closing(failed, watch);
         }
-        closing(failed, endpoints);
+    }
+
+    /**
+     * Stops the workers, then every capability, then the model endpoints: by a runtime that stops, and by a start
+     * that failed. What fails to close is given to {@code failure} with the part's name, and the rest still closes.
+     */
+    private static void stopParts(List<Worker> workers, Map<String, KafkaStreams> streams, ModelEndpoints endpoints,
+                                  BiConsumer<String, Exception> failure) {
+        for (Worker running : workers) {
+            try {
+                running.loop().close();
+                running.thread().join(Duration.ofSeconds(15).toMillis());
+                running.after().close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                failure.accept(running.thread().getName(), e);
+            }
+        }
+        // Close them all at once: each waits for its threads to commit, and they do not depend on each other.
+        // Static members stay in their groups unless they leave: leaving, an instance that stops hands its tasks
+        // to the others at once.
+        streams.values().forEach(app -> app.close(leaving(Duration.ZERO)));
+        streams.forEach((capability, app) -> {
+            if (!app.close(leaving(CAPABILITY_CLOSE))) {
+                // Its threads are still committing and closing their stores when the process ends: what they leave
+                // unclosed, the next start restores from the changelogs.
+                LOG.warn("{} did not stop within {} s (still {}): its tasks may be restored from their changelogs "
+                        + "at the next start", capability, CAPABILITY_CLOSE.toSeconds(), app.state());
+            }
+        });
+        // After every caller (the loops, the compression tiers): a call given up on then reaches no one.
+        endpoints.close();
     }
 
     private static void closing(Throwable failed, AutoCloseable part) {
@@ -620,31 +649,7 @@ public final class CognitionRuntime implements AutoCloseable {
         long stopping = System.nanoTime();
         LOG.info("stopping: the workers, then every capability");
         catchUpLog.close();
-        for (Worker running : workers) {
-            try {
-                running.loop().close();
-                running.thread().join(Duration.ofSeconds(15).toMillis());
-                running.after().close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Exception e) {
-                LOG.warn("closing {}: {}", running.thread().getName(), e.toString());
-            }
-        }
-        // Close them all at once: each waits for its threads to commit, and they do not depend on each other.
-        // Static members stay in their groups unless they leave: leaving, an instance that stops hands its tasks
-        // to the others at once.
-        streams.values().forEach(app -> app.close(leaving(Duration.ZERO)));
-        streams.forEach((capability, app) -> {
-            if (!app.close(leaving(CAPABILITY_CLOSE))) {
-                // Its threads are still committing and closing their stores when the process ends: what they leave
-                // unclosed, the next start restores from the changelogs.
-                LOG.warn("{} did not stop within {} s (still {}): its tasks may be restored from their changelogs "
-                        + "at the next start", capability, CAPABILITY_CLOSE.toSeconds(), app.state());
-            }
-        });
-        // After every caller (the loops, the compression tiers): a call given up on then reaches no one.
-        endpoints.close();
+        stopParts(workers, streams, endpoints, (part, e) -> LOG.warn("closing {}: {}", part, e.toString()));
         try {
             if (!transactionsDrain.isZero() && !transactionsDrain.isNegative()) {
                 transactionWatch.awaitNoneInFlight(transactionsDrain);
