@@ -38,6 +38,7 @@ public final class CognitionCli {
     boolean version;
 
     public static void main(String[] args) {
+        ScratchDirectory.claim();
         System.exit(execute(args));
     }
 
