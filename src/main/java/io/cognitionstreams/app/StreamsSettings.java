@@ -168,6 +168,10 @@ public final class StreamsSettings {
         // The global stores decode their own input and never throw (GlobalMirror); should one throw all the same,
         // the handler lets the record pass rather than stop the global thread, and governance letters it.
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        // Kafka 4.3.1's partition assignor reads a StreamsConfig of the main consumer's settings alone, which lack it,
+        // and warned at every start, once per stream thread, to set what is set.
+        props.put(StreamsConfig.mainConsumerPrefix(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG),
+                true);
         // Refuses an input whose output the brokers refused, before anything of it is written (the topology must
         // be built with these properties for it to apply: Pipeline.topology does).
         props.put(StreamsConfig.PROCESSOR_WRAPPER_CLASS_CONFIG, InputGate.class);

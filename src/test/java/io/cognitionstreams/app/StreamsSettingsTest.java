@@ -4,12 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,6 +95,38 @@ class StreamsSettingsTest {
                 .containsEntry(restore, 50);
         assertThat(StreamsSettings.of(operators, "assembly", Set.of())).containsEntry(global, "500")
                 .containsEntry(restore, 50);
+    }
+
+    @Test
+    void aCapabilityStartsWithoutKafkaAskingForTheGlobalProcessingHandlerItHas(@TempDir Path stateDir) {
+        Settings local = Settings.local("127.0.0.1:1", "app", stateDir);
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream("in").to("out");
+        List<String> warned = new CopyOnWriteArrayList<>();
+        AbstractAppender capture = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent event) {
+                warned.add(event.getMessage().getFormattedMessage());
+            }
+        };
+        capture.start();
+        // The tests' log configuration keeps Kafka's loggers to errors.
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
+        LoggerConfig streamsConfig = new LoggerConfig(StreamsConfig.class.getName(), Level.WARN, false);
+        streamsConfig.addAppender(capture, Level.WARN, null);
+        context.getConfiguration().addLogger(StreamsConfig.class.getName(), streamsConfig);
+        context.updateLoggers();
+        Properties props = StreamsSettings.of(local, "routing", Set.of());
+        try {
+            // The main consumers, and with them the assignor's settings, are made as the instance is built.
+            new KafkaStreams(builder.build(props), props).close(Duration.ofSeconds(10));
+        } finally {
+            context.getConfiguration().removeLogger(StreamsConfig.class.getName());
+            context.updateLoggers();
+        }
+
+        assertThat(props).containsEntry(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        assertThat(warned).noneMatch(message -> message.contains("processing.exception.handler.global.enabled"));
     }
 
     private static Settings withTuning(Settings local, Settings.Tuning tuning) {
