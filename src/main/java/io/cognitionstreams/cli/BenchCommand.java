@@ -10,10 +10,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -556,6 +558,7 @@ final class BenchCommand implements Callable<Integer> {
         printTraffic(out, rows, embedded);
         if (modes()) {
             printCost(out, rows, embedded);
+            throughput(rows).ifPresent(out::println);
         }
         printWarming(out, rows);
         Row last = rows.get(rows.size() - 1);
@@ -626,6 +629,33 @@ final class BenchCommand implements Callable<Integer> {
                     change(baseline.raw(), row.raw()), row.raw().latency().p99() - baseline.raw().latency().p99());
             printTrafficChange(out, baseline.pipeline().kafkaPerAnswer(), row.pipeline().kafkaPerAnswer(), embedded);
         }
+    }
+
+    /**
+     * Each mode's throughput, the most answers a second it gave at any of the rates measured, against the first
+     * mode's: a rate far past what a mode carries measures how it copes with a backlog (memory on costs more per
+     * answer the longer its backlog) rather than what it carries, so the comparison at one rate depends on the rate.
+     */
+    static Optional<String> throughput(List<Row> rows) {
+        Map<String, EndToEndBench.Step> best = new LinkedHashMap<>();
+        Set<Integer> rates = new HashSet<>();
+        for (Row row : rows) {
+            if (!row.warmup()) {
+                rates.add(row.pipeline().offeredRate());
+                best.merge(row.mode(), row.pipeline(), (one, other) -> other.perSecond() > one.perSecond() ? other
+                        : one);
+            }
+        }
+        if (best.size() < 2 || rates.size() < 2) {
+            return Optional.empty();
+        }
+        Map.Entry<String, EndToEndBench.Step> baseline = best.entrySet().iterator().next();
+        return Optional.of("throughput, the most answers a second over the rates: " + best.entrySet().stream()
+                .map(mode -> String.format("%s %.0f/s (at %d/s)", mode.getKey(), mode.getValue().perSecond(),
+                        mode.getValue().offeredRate())).collect(Collectors.joining(", ")) + "; "
+                + best.entrySet().stream().skip(1).map(mode -> String.format("%s %.2f of %s", mode.getKey(),
+                        mode.getValue().perSecond() / baseline.getValue().perSecond(), baseline.getKey()))
+                .collect(Collectors.joining(", ")));
     }
 
     /**

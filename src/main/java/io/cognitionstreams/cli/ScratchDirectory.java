@@ -113,7 +113,17 @@ final class ScratchDirectory {
         }
     }
 
-    private static boolean ended(Path directory) throws IOException {
+    /** Whether {@code directory}'s process has ended; one that cannot be told is taken to run. */
+    private static boolean ended(Path directory) {
+        try {
+            return lockFree(directory);
+        } catch (IOException e) {
+            LOG.debug("cannot tell whether the process of {} has ended: {}", directory, e.toString());
+            return false;
+        }
+    }
+
+    private static boolean lockFree(Path directory) throws IOException {
         Path lock = directory.resolve(LOCK_FILE);
         if (!Files.exists(lock, LinkOption.NOFOLLOW_LINKS)) {
             Instant made = Files.getLastModifiedTime(directory, LinkOption.NOFOLLOW_LINKS).toInstant();
@@ -128,8 +138,6 @@ final class ScratchDirectory {
             return true;
         } catch (OverlappingFileLockException e) {
             return false; // this JVM's own
-        } catch (NoSuchFileException e) {
-            return false; // another start removes it right now
         }
     }
 

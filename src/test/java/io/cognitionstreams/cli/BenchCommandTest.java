@@ -32,9 +32,38 @@ class BenchCommandTest {
                 row("FULL", 2000, 1.5, Double.NaN, false)), false)).isEmpty();
     }
 
+    @Test
+    void eachWorkloadsThroughputIsTheMostItAnsweredAtAnyRateMeasured() {
+        List<BenchCommand.Row> rows = List.of(
+                answering("NO_MEMORY", 1400, 1386, false),
+                answering("FULL", 1400, 1238, false),
+                answering("NO_MEMORY", 1600, 1547, false),
+                answering("FULL", 1600, 1298, false),
+                answering("FULL", 1800, 1900, true)); // a warm-up is not measured
+
+        assertThat(BenchCommand.throughput(rows)).contains("throughput, the most answers a second over the rates: "
+                + "NO_MEMORY 1547/s (at 1600/s), FULL 1298/s (at 1600/s); FULL 0.84 of NO_MEMORY");
+    }
+
+    /** At one rate the comparison line says it all. */
+    @Test
+    void saysNothingOfThroughputForOneRate() {
+        assertThat(BenchCommand.throughput(List.of(answering("NO_MEMORY", 2000, 1400, false),
+                answering("FULL", 2000, 1000, false)))).isEmpty();
+    }
+
+    private static BenchCommand.Row answering(String mode, int rate, double perSecond, boolean warmup) {
+        return row(mode, rate, perSecond, 1.5, 0.0, warmup);
+    }
+
     private static BenchCommand.Row row(String mode, int rate, double cpu, double jit, boolean warmup) {
-        EndToEndBench.Step pipeline = new EndToEndBench.Step(rate, 100, 100, rate, new Latencies.Summary(100, 1, 2,
-                3, 4), List.of(), 0, 0, cpu, jit, KafkaTraffic.Traffic.NONE);
+        return row(mode, rate, rate, cpu, jit, warmup);
+    }
+
+    private static BenchCommand.Row row(String mode, int rate, double perSecond, double cpu, double jit,
+                                        boolean warmup) {
+        EndToEndBench.Step pipeline = new EndToEndBench.Step(rate, 100, 100, perSecond, new Latencies.Summary(100, 1,
+                2, 3, 4), List.of(), 0, 0, cpu, jit, KafkaTraffic.Traffic.NONE);
         EndToEndBench.Step raw = new EndToEndBench.Step(rate, 100, 100, rate, new Latencies.Summary(100, 1, 2, 3,
                 4), List.of(), 0, 0, 0.3, 0.0, KafkaTraffic.Traffic.NONE);
         return new BenchCommand.Row(mode, pipeline, raw, warmup);
