@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -17,13 +16,11 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
 import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.cognitionstreams.testing.LogConfigurations;
 
 class StreamsSettingsTest {
 
@@ -102,27 +99,15 @@ class StreamsSettingsTest {
         Settings local = Settings.local("127.0.0.1:1", "app", stateDir);
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream("in").to("out");
-        List<String> warned = new CopyOnWriteArrayList<>();
-        AbstractAppender capture = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
-            @Override
-            public void append(LogEvent event) {
-                warned.add(event.getMessage().getFormattedMessage());
-            }
-        };
-        capture.start();
         // The tests' log configuration keeps Kafka's loggers to errors.
         LoggerContext context = (LoggerContext) LogManager.getContext(false);
-        LoggerConfig streamsConfig = new LoggerConfig(StreamsConfig.class.getName(), Level.WARN, false);
-        streamsConfig.addAppender(capture, Level.WARN, null);
-        context.getConfiguration().addLogger(StreamsConfig.class.getName(), streamsConfig);
-        context.updateLoggers();
+        List<String> warned = LogConfigurations.captured(context, StreamsConfig.class.getName(), Level.WARN);
         Properties props = StreamsSettings.of(local, "routing", Set.of());
         try {
             // The main consumers, and with them the assignor's settings, are made as the instance is built.
             new KafkaStreams(builder.build(props), props).close(Duration.ofSeconds(10));
         } finally {
-            context.getConfiguration().removeLogger(StreamsConfig.class.getName());
-            context.updateLoggers();
+            LogConfigurations.release(context, StreamsConfig.class.getName());
         }
 
         assertThat(props).containsEntry(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);

@@ -9,6 +9,7 @@ import org.apache.logging.log4j.core.LogEvent;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.Configurator;
+import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 
 /** A log configuration file loaded on its own, to see what it lets through of messages logged to it. */
@@ -31,15 +32,38 @@ public final class LogConfigurations {
     /** The messages {@code context} lets through from now on, whatever its own appenders. */
     public static List<String> captured(LoggerContext context) {
         List<String> logged = new CopyOnWriteArrayList<>();
+        context.getConfiguration().getRootLogger().addAppender(appender(logged), Level.ALL, null);
+        context.updateLoggers();
+        return logged;
+    }
+
+    /**
+     * The messages {@code logger} logs at {@code level} or above in the running configuration from now on, whatever
+     * level the configuration gives it; {@link #release} ends it.
+     */
+    public static List<String> captured(LoggerContext context, String logger, Level level) {
+        List<String> logged = new CopyOnWriteArrayList<>();
+        LoggerConfig config = new LoggerConfig(logger, level, false);
+        config.addAppender(appender(logged), level, null);
+        context.getConfiguration().addLogger(logger, config);
+        context.updateLoggers();
+        return logged;
+    }
+
+    /** Gives {@code logger} back to the running configuration's own settings. */
+    public static void release(LoggerContext context, String logger) {
+        context.getConfiguration().removeLogger(logger);
+        context.updateLoggers();
+    }
+
+    private static AbstractAppender appender(List<String> into) {
         AbstractAppender capture = new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
             @Override
             public void append(LogEvent event) {
-                logged.add(event.getMessage().getFormattedMessage());
+                into.add(event.getMessage().getFormattedMessage());
             }
         };
         capture.start();
-        context.getConfiguration().getRootLogger().addAppender(capture, Level.ALL, null);
-        context.updateLoggers();
-        return logged;
+        return capture;
     }
 }
