@@ -131,7 +131,7 @@ class ScratchDirectoryTest {
             System.out.println("claimed " + own.directory());
             System.out.flush();
             Thread.sleep(TimeUnit.MINUTES.toMillis(2));
-            System.out.println(own.lock());
+            System.out.println(own.lock()); // reachable until killed: a collected lock's channel closes, freeing it
         }
     }
 }

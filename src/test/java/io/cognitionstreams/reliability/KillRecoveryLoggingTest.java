@@ -22,8 +22,9 @@ class KillRecoveryLoggingTest {
     private static final String INTERNALS = "org.apache.kafka.streams.processor.internals.";
     private static final String CLIENT = "stream-client [cognition-streams-routing-27601fd0] ";
     private static final String THREAD = "stream-thread [cognition-streams-routing-27601fd0-StreamThread-1] ";
-    private static final String CORRUPTED = "org.apache.kafka.streams.errors.TaskCorruptedException: Tasks [%s] are "
-            + "corrupted and hence need to be re-initialized";
+    private static final String TASKS_CORRUPTED = "Tasks [%s] are corrupted and hence need to be re-initialized";
+    private static final String CORRUPTED = "org.apache.kafka.streams.errors.TaskCorruptedException: "
+            + TASKS_CORRUPTED;
 
     private LoggerContext context;
     private List<String> logged;
@@ -46,7 +47,7 @@ class KillRecoveryLoggingTest {
                 + "uncommitted data in stores we have to treat it as a task corruption error and wipe out the local "
                 + "state of task 0_2 before re-bootstrapping");
         context.getLogger(INTERNALS + "StateDirectory").warn("Failed to register startup state stores for task 0_2: "
-                + CORRUPTED.formatted("0_2").substring(CORRUPTED.indexOf("Tasks")));
+                + TASKS_CORRUPTED.formatted("0_2"));
         context.getLogger(INTERNALS + "TaskManager").error(THREAD + "Get exceptions for the following tasks: {0_0="
                 + CORRUPTED.formatted("0_0") + ", 0_2=" + CORRUPTED.formatted("0_2") + "}");
         context.getLogger(INTERNALS + "TaskManager").warn(THREAD + "Encounter corrupted task 0_0, will group it "
