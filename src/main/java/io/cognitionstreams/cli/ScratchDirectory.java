@@ -5,12 +5,14 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -29,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * <p>Each process's directory lies under {@code <java.io.tmpdir>/cognition-streams-<user>/} and holds a file the
  * process keeps locked while it lives. The operating system releases the lock however the process ends, so a
  * directory whose lock is free is a dead process's: a start removes those, whatever their pid and in whatever
- * container they ran. A directory without its lock file yet is another process's, just made, unless it is older
- * than a minute.
+ * container they ran. The lock file takes its name only once locked; a directory without it is another process's,
+ * just made, unless it is older than a minute.
  */
 final class ScratchDirectory {
 
@@ -69,17 +71,25 @@ final class ScratchDirectory {
     /** Makes and locks a directory under {@code tmp} for this process, removing ended processes' first. */
     static Claimed claim(Path tmp, String user) throws IOException {
         Path base = tmp.resolve("cognition-streams-" + user.replaceAll("[^A-Za-z0-9._-]", "_"));
-        if (!Files.isDirectory(base, LinkOption.NOFOLLOW_LINKS)) {
+        try {
             Files.createDirectory(base, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
                     "rwx------")));
+        } catch (FileAlreadyExistsException e) {
+            // Made before, or by a process starting at the same moment; a link or a file in its place is refused.
+            if (!Files.isDirectory(base, LinkOption.NOFOLLOW_LINKS)) {
+                throw new IOException(base + " is not a directory", e);
+            }
         }
         requireOwn(base, user);
         removeEnded(base);
         Path own = Files.createTempDirectory(base, ProcessHandle.current().pid() + "-");
-        FileChannel channel = FileChannel.open(own.resolve(LOCK_FILE), StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.WRITE);
+        // Locked before it takes its name: a lock file another start finds is held from the first, or its own is gone.
+        Path pending = own.resolve(LOCK_FILE + ".new");
+        FileChannel channel = FileChannel.open(pending, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         try {
-            return new Claimed(own, channel.lock());
+            FileLock lock = channel.lock();
+            Files.move(pending, own.resolve(LOCK_FILE), StandardCopyOption.ATOMIC_MOVE);
+            return new Claimed(own, lock);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;

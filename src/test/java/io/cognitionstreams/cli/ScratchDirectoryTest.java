@@ -7,14 +7,18 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -56,6 +60,28 @@ class ScratchDirectoryTest {
             assertThat(own.directory()).exists();
         } finally {
             running.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Processes that start together (the executor's MCP servers, a supervisor's restarts) each get theirs. */
+    @Test
+    void claimsAtTheSameMomentEachGetADirectoryThatStays() throws Exception {
+        int claims = 8;
+        CyclicBarrier together = new CyclicBarrier(claims);
+        ExecutorService threads = Executors.newFixedThreadPool(claims);
+        try {
+            List<Future<ScratchDirectory.Claimed>> claimed = new ArrayList<>();
+            for (int i = 0; i < claims; i++) {
+                claimed.add(threads.submit(() -> {
+                    together.await();
+                    return ScratchDirectory.claim(tmp, USER);
+                }));
+            }
+            for (Future<ScratchDirectory.Claimed> each : claimed) {
+                assertThat(each.get(30, TimeUnit.SECONDS).directory().resolve(ScratchDirectory.LOCK_FILE)).exists();
+            }
+        } finally {
+            threads.shutdownNow();
         }
     }
 
@@ -102,7 +128,8 @@ class ScratchDirectoryTest {
         Files.createFile(victim.resolve(ScratchDirectory.LOCK_FILE));
         Files.createSymbolicLink(tmp.resolve("cognition-streams-" + USER), elsewhere);
 
-        assertThatThrownBy(() -> ScratchDirectory.claim(tmp, USER)).isInstanceOf(FileAlreadyExistsException.class);
+        assertThatThrownBy(() -> ScratchDirectory.claim(tmp, USER)).isInstanceOf(IOException.class)
+                .hasMessageEndingWith("is not a directory");
         assertThat(victim.resolve(ScratchDirectory.LOCK_FILE)).exists();
     }
 
@@ -116,13 +143,15 @@ class ScratchDirectoryTest {
     private static Path claimedBy(Process holder) throws IOException {
         BufferedReader lines = new BufferedReader(new InputStreamReader(holder.getInputStream(),
                 StandardCharsets.UTF_8));
+        StringBuilder printed = new StringBuilder();
         String line;
         while ((line = lines.readLine()) != null) {
             if (line.startsWith("claimed ")) {
                 return Path.of(line.substring("claimed ".length()));
             }
+            printed.append(line).append('\n');
         }
-        throw new AssertionError("the holder ended without claiming a directory, exit " + holder.exitValue());
+        throw new AssertionError("the holder ended without claiming a directory:\n" + printed);
     }
 
     static final class Holder {
